@@ -1,0 +1,230 @@
+package assembler
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/headergold/headergold/internal/canon"
+	"github.com/tidwall/gjson"
+)
+
+// Header is an assembled request header: the call config, the system text and
+// the tools, in canonical order. It is immutable: every accessor returns a
+// copy, so nothing a caller does with what it was handed changes the header.
+//
+// Its JSON form is {"config":{…},"system":"…","tools":[…]}, written as
+// JavaScript's JSON.stringify would write it; an empty system text or tool
+// list is left out.
+type Header struct {
+	raw    []byte
+	config []byte // sub-slice of raw
+	system string
+	tools  []canonicalTool
+}
+
+func newHeader(model string, sections []Section, tools []canonicalTool) *Header {
+	var texts []string
+	for _, s := range sections {
+		if s.Text != "" {
+			texts = append(texts, s.Text)
+		}
+	}
+	h := &Header{system: strings.Join(texts, "\n\n"), tools: tools}
+	raw := append(make([]byte, 0, 64+len(h.system)+toolsLen(tools)), `{"config":`...)
+	start := len(raw)
+	raw = append(raw, '{')
+	if model != "" {
+		raw = append(raw, `"model":`...)
+		raw = canon.AppendString(raw, model)
+	}
+	raw = append(raw, '}')
+	end := len(raw)
+	if h.system != "" {
+		raw = append(raw, `,"system":`...)
+		raw = canon.AppendString(raw, h.system)
+	}
+	if len(tools) > 0 {
+		raw = append(raw, `,"tools":[`...)
+		for i, t := range tools {
+			if i > 0 {
+				raw = append(raw, ',')
+			}
+			raw = append(raw, t.bytes...)
+		}
+		raw = append(raw, ']')
+	}
+	h.raw = append(raw, '}')
+	h.config = h.raw[start:end:end]
+	return h
+}
+
+func toolsLen(tools []canonicalTool) int {
+	n := 0
+	for _, t := range tools {
+		n += len(t.bytes) + 1
+	}
+	return n
+}
+
+// ParseHeader reads a header from its JSON form: an object with a "config"
+// object, an optional "system" string and an optional "tools" array of tool
+// objects with a string "name". Other members are errors. The result is
+// canonical, so ParseHeader(h.Bytes()) equals h.
+func ParseHeader(b []byte) (*Header, error) {
+	compact, err := canon.Compact(nil, b)
+	if err != nil {
+		return nil, fmt.Errorf("header: %w", err)
+	}
+	root := gjson.ParseBytes(compact)
+	if !root.IsObject() {
+		return nil, fmt.Errorf("header: not a JSON object")
+	}
+	var (
+		cfg    gjson.Result
+		system string
+		tools  []canonicalTool
+		bad    error
+	)
+	root.ForEach(func(k, v gjson.Result) bool {
+		switch k.String() {
+		case "config":
+			if !v.IsObject() {
+				bad = fmt.Errorf("header: config is %s, not an object", kind(v))
+			}
+			cfg = v
+		case "system":
+			if v.Type != gjson.String {
+				bad = fmt.Errorf("header: system is %s, not a string", kind(v))
+			}
+			system = v.String()
+		case "tools":
+			if !v.IsArray() {
+				bad = fmt.Errorf("header: tools is %s, not an array", kind(v))
+				return false
+			}
+			for i, tv := range v.Array() {
+				t, err := parseTool(tv)
+				if err != nil {
+					bad = fmt.Errorf("header: tools[%d]: %w", i, err)
+					return false
+				}
+				tools = append(tools, t)
+			}
+		default:
+			bad = fmt.Errorf("header: unexpected member %q", k.String())
+		}
+		return bad == nil
+	})
+	if bad != nil {
+		return nil, bad
+	}
+	if !cfg.Exists() {
+		return nil, fmt.Errorf("header: no config")
+	}
+	h := &Header{raw: compact, system: system, tools: tools}
+	h.config = compact[cfg.Index : cfg.Index+len(cfg.Raw) : cfg.Index+len(cfg.Raw)]
+	return h, nil
+}
+
+func parseTool(v gjson.Result) (canonicalTool, error) {
+	if !v.IsObject() {
+		return canonicalTool{}, fmt.Errorf("%s, not an object", kind(v))
+	}
+	var t Tool
+	var bad error
+	v.ForEach(func(k, f gjson.Result) bool {
+		switch k.String() {
+		case "name":
+			if f.Type != gjson.String {
+				bad = fmt.Errorf("name is %s, not a string", kind(f))
+			}
+			t.Name = f.String()
+		case "description":
+			if f.Type != gjson.String {
+				bad = fmt.Errorf("description is %s, not a string", kind(f))
+			}
+			t.Description = f.String()
+		case "parameters":
+			t.Parameters = json.RawMessage(f.Raw)
+		default:
+			bad = fmt.Errorf("unexpected member %q", k.String())
+		}
+		return bad == nil
+	})
+	if bad != nil {
+		return canonicalTool{}, bad
+	}
+	c, err := canonicalize(t, "header")
+	if err != nil {
+		return canonicalTool{}, err
+	}
+	if !bytes.Equal(c.bytes, []byte(v.Raw)) {
+		// Key order differs from the canonical tool layout; keep the
+		// bytes as given so the header stays byte-faithful.
+		c.bytes = []byte(v.Raw)
+	}
+	return c, nil
+}
+
+func kind(v gjson.Result) string {
+	switch {
+	case !v.Exists():
+		return "missing"
+	case v.IsObject():
+		return "an object"
+	case v.IsArray():
+		return "an array"
+	case v.Type == gjson.String:
+		return "a string"
+	case v.Type == gjson.Number:
+		return "a number"
+	case v.Type == gjson.Null:
+		return "null"
+	default:
+		return "a boolean"
+	}
+}
+
+// Bytes returns a copy of the header's canonical JSON.
+func (h *Header) Bytes() []byte { return bytes.Clone(h.raw) }
+
+// AppendJSON appends the header's canonical JSON to dst.
+func (h *Header) AppendJSON(dst []byte) []byte { return append(dst, h.raw...) }
+
+// Len returns the length of the header's canonical JSON.
+func (h *Header) Len() int { return len(h.raw) }
+
+// Equal reports whether two headers have the same bytes.
+func (h *Header) Equal(o *Header) bool { return bytes.Equal(h.raw, o.raw) }
+
+// Config returns a copy of the call config object.
+func (h *Header) Config() json.RawMessage { return bytes.Clone(h.config) }
+
+// System returns the system text ("" when there is none).
+func (h *Header) System() string { return h.system }
+
+// Tools returns deep copies of the tools, in header order.
+func (h *Header) Tools() []Tool {
+	out := make([]Tool, len(h.tools))
+	for i, t := range h.tools {
+		out[i] = t.tool.clone()
+	}
+	return out
+}
+
+// ToolNames returns the tool names, in header order.
+func (h *Header) ToolNames() []string {
+	out := make([]string, len(h.tools))
+	for i, t := range h.tools {
+		out[i] = t.tool.Name
+	}
+	return out
+}
+
+// ToolJSON returns a copy of the canonical bytes of the i-th tool.
+func (h *Header) ToolJSON(i int) []byte { return bytes.Clone(h.tools[i].bytes) }
+
+// NumTools returns the number of tools.
+func (h *Header) NumTools() int { return len(h.tools) }

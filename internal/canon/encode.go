@@ -1,0 +1,100 @@
+package canon
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+const hexDigits = "0123456789abcdef"
+
+// AppendString appends s as a JSON string the way JSON.stringify writes it.
+// s is expected to be valid UTF-8; an invalid byte is written as \ufffd,
+// which is what JavaScript holds after decoding such bytes.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		run := i
+		for run < len(s) {
+			c := s[run]
+			if c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+				break
+			}
+			run++
+		}
+		dst = append(dst, s[i:run]...)
+		i = run
+		if i >= len(s) {
+			break
+		}
+		if c := s[i]; c < utf8.RuneSelf {
+			dst = appendRune(dst, rune(c))
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, `\ufffd`...)
+		} else {
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(dst, '"')
+}
+
+// appendRune writes one character (or lone surrogate code unit) of a string
+// body in JSON.stringify's spelling.
+func appendRune(dst []byte, r rune) []byte {
+	switch r {
+	case '"':
+		return append(dst, '\\', '"')
+	case '\\':
+		return append(dst, '\\', '\\')
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	}
+	if r < 0x20 || (r >= 0xD800 && r < 0xE000) {
+		return append(dst, '\\', 'u', hexDigits[r>>12&0xF], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF])
+	}
+	return utf8.AppendRune(dst, r)
+}
+
+// AppendFloat appends f as JavaScript's Number.prototype.toString writes it
+// inside JSON: shortest round-trip digits, exponent form below 1e-6 and from
+// 1e21, -0 as 0, and NaN or an infinity as null.
+func AppendFloat(dst []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(dst, "null"...)
+	}
+	if f == 0 {
+		return append(dst, '0')
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs < 1e-6 || abs >= 1e21 {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if format == 'e' {
+		// Go writes e-07 where JavaScript writes e-7.
+		n := len(dst)
+		if n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
+}
+
+// AppendInt appends n in decimal, as JSON.stringify writes a safe integer.
+func AppendInt(dst []byte, n int64) []byte {
+	return strconv.AppendInt(dst, n, 10)
+}

@@ -1,0 +1,55 @@
+package canon
+
+// Indent appends the JSON text src in the layout of
+// JSON.stringify(value, null, indent): one member or element per line,
+// "key": value with one space, and empty arrays and objects as [] and {}.
+// src is first made canonical, so any valid JSON text is accepted.
+func Indent(dst, src []byte, indent string) ([]byte, error) {
+	compact, err := Compact(nil, src)
+	if err != nil {
+		return dst, err
+	}
+	depth := 0
+	newline := func() {
+		dst = append(dst, '\n')
+		for range depth {
+			dst = append(dst, indent...)
+		}
+	}
+	for i := 0; i < len(compact); i++ {
+		c := compact[i]
+		switch c {
+		case '"':
+			j := i + 1
+			for compact[j] != '"' {
+				if compact[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			dst = append(dst, compact[i:j+1]...)
+			i = j
+		case '{', '[':
+			dst = append(dst, c)
+			if close := compact[i+1]; close == '}' || close == ']' {
+				dst = append(dst, close)
+				i++
+				continue
+			}
+			depth++
+			newline()
+		case '}', ']':
+			depth--
+			newline()
+			dst = append(dst, c)
+		case ',':
+			dst = append(dst, ',')
+			newline()
+		case ':':
+			dst = append(dst, ':', ' ')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst, nil
+}
