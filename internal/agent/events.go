@@ -1,0 +1,104 @@
+package agent
+
+import (
+	"github.com/headergold/headergold/internal/canon"
+)
+
+// Event types, as they appear in the "type" member of a log line.
+const (
+	TypeTurnStart        = "turn/start"
+	TypeUserMessage      = "user/message"
+	TypeStepStart        = "step/start"
+	TypeRequestHeader    = "request/header"
+	TypeAssistantMessage = "assistant/message"
+	TypeToolPlan         = "tool/plan"
+	TypeToolResult       = "tool/result"
+	TypeStepEnd          = "step/end"
+	TypeTurnEnd          = "turn/end"
+	TypeAgentError       = "agent/error"
+)
+
+// Header reasons of request/header events.
+const (
+	ReasonInitial = "initial" // first header of a session
+	ReasonResume  = "resume"  // first header of a loop instance continuing a log
+	ReasonChange  = "change"  // the header differs from the one in force
+)
+
+// Turn-end reasons.
+const (
+	EndCompleted = "completed"
+	EndError     = "error"
+)
+
+// line writes one event line; members are added in call order, which is
+// the fixed order documented on the package.
+type line struct {
+	b []byte
+	n int
+}
+
+func newLine(typ string) *line {
+	l := &line{b: make([]byte, 0, 128)}
+	l.b = append(l.b, `{"type":`...)
+	l.b = canon.AppendString(l.b, typ)
+	l.b = append(l.b, `,"data":{`...)
+	return l
+}
+
+func (l *line) key(k string) {
+	if l.n > 0 {
+		l.b = append(l.b, ',')
+	}
+	l.n++
+	l.b = canon.AppendString(l.b, k)
+	l.b = append(l.b, ':')
+}
+
+func (l *line) int(k string, v int) *line {
+	l.key(k)
+	l.b = canon.AppendInt(l.b, int64(v))
+	return l
+}
+
+func (l *line) str(k, v string) *line {
+	l.key(k)
+	l.b = canon.AppendString(l.b, v)
+	return l
+}
+
+// raw adds a member whose value is canonical JSON already.
+func (l *line) raw(k string, v []byte) *line {
+	l.key(k)
+	l.b = append(l.b, v...)
+	return l
+}
+
+func (l *line) strs(k string, vs []string) *line {
+	l.key(k)
+	l.b = append(l.b, '[')
+	for i, v := range vs {
+		if i > 0 {
+			l.b = append(l.b, ',')
+		}
+		l.b = canon.AppendString(l.b, v)
+	}
+	l.b = append(l.b, ']')
+	return l
+}
+
+func (l *line) flag(k string, v bool) *line {
+	if v {
+		l.key(k)
+		l.b = append(l.b, "true"...)
+	}
+	return l
+}
+
+func (l *line) bytes() []byte { return append(l.b, '}', '}', '\n') }
+
+func turnLine(typ string, turn int) *line { return newLine(typ).int("turn", turn) }
+
+func stepLine(typ string, turn, step int) *line {
+	return newLine(typ).int("turn", turn).int("step", step)
+}

@@ -1,0 +1,237 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/headergold/headergold/internal/assembler"
+	"github.com/headergold/headergold/internal/canon"
+	"github.com/tidwall/gjson"
+)
+
+// DefaultMaxSteps bounds the steps of one turn when Options.MaxSteps is 0.
+const DefaultMaxSteps = 32
+
+// Config is the agent core's slice of an app config row. It is forwarded to
+// the system-prompt service unchanged, so an absent ToolOrder stays absent
+// and an empty one fails construction.
+type Config struct {
+	Persona   string
+	Model     string
+	ToolOrder assembler.ToolOrder
+}
+
+// Options wires an agent to its surroundings.
+type Options struct {
+	// Adapter answers requests. Required.
+	Adapter Adapter
+	// Tools answers tool calls; when nil, Adapter must be a ToolRunner.
+	Tools ToolRunner
+	// Log receives the events. A log that already holds events makes this a
+	// new loop instance resuming it. Nil starts a new session.
+	Log *Log
+	// BeforeStep, when set, runs before the header of each step is
+	// assembled (turn and step count from 1); plugins registering late hook
+	// in here.
+	BeforeStep func(turn, step int)
+	// MaxSteps bounds a turn; 0 means DefaultMaxSteps.
+	MaxSteps int
+}
+
+// Agent is one loop instance over a session log. RunTurn calls are
+// serialized; registration on Service may happen from any goroutine.
+type Agent struct {
+	svc   *assembler.Service
+	opts  Options
+	log   *Log
+	tools ToolRunner
+
+	mu             sync.Mutex
+	proj           Projector
+	turn           int
+	resumed        bool // the log held events when this instance started
+	loggedInstance bool // this instance has logged a header
+}
+
+// New builds the system-prompt service from cfg and an agent around it.
+func New(cfg Config, opts Options) (*Agent, error) {
+	svc, err := assembler.New(assembler.Config{Persona: cfg.Persona, Model: cfg.Model, ToolOrder: cfg.ToolOrder})
+	if err != nil {
+		return nil, fmt.Errorf("system-prompt service: %w", err)
+	}
+	if opts.Adapter == nil {
+		return nil, errors.New("agent: no adapter")
+	}
+	tools := opts.Tools
+	if tools == nil {
+		var ok bool
+		if tools, ok = opts.Adapter.(ToolRunner); !ok {
+			return nil, errors.New("agent: no tool runner and the adapter does not run tools")
+		}
+	}
+	if opts.MaxSteps <= 0 {
+		opts.MaxSteps = DefaultMaxSteps
+	}
+	a := &Agent{svc: svc, opts: opts, log: opts.Log, tools: tools}
+	if a.log == nil {
+		a.log = NewLog()
+	}
+	prior := a.log.Bytes()
+	err = forEachLine(prior, func(n int, line []byte) error {
+		if t := int(gjson.GetBytes(line, "data.turn").Int()); t > a.turn {
+			a.turn = t
+		}
+		if err := a.proj.Apply(line); err != nil {
+			return fmt.Errorf("resumed log line %d: %w", n, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.resumed = len(prior) > 0
+	return a, nil
+}
+
+// Service returns the system-prompt service, for registering providers,
+// sections and listeners.
+func (a *Agent) Service() *assembler.Service { return a.svc }
+
+// Log returns the session log.
+func (a *Agent) Log() *Log { return a.log }
+
+// emit appends an event to the log and folds it into the projection.
+func (a *Agent) emit(l *line) {
+	b := l.bytes()
+	a.log.append(b)
+	// The line was just written by this package; Apply cannot fail on it.
+	_ = a.proj.Apply(b)
+}
+
+// RunTurn runs one turn for the user's input. A failed turn is logged
+// balanced (turn/end with reason error, then agent/error) and its error is
+// returned; the agent stays usable for the next turn.
+func (a *Agent) RunTurn(ctx context.Context, user string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.turn++
+	turn := a.turn
+	a.emit(turnLine(TypeTurnStart, turn))
+	a.emit(turnLine(TypeUserMessage, turn).str("content", user))
+	for step := 1; ; step++ {
+		if step > a.opts.MaxSteps {
+			return a.fail(turn, fmt.Errorf("turn %d: step limit %d reached", turn, a.opts.MaxSteps))
+		}
+		if a.opts.BeforeStep != nil {
+			a.opts.BeforeStep(turn, step)
+		}
+		h, err := a.svc.Assemble()
+		if err != nil {
+			return a.fail(turn, err)
+		}
+		a.emit(stepLine(TypeStepStart, turn, step))
+		a.logHeader(turn, step, h)
+		more, err := a.step(ctx, turn, step)
+		a.emit(stepLine(TypeStepEnd, turn, step))
+		if err != nil {
+			return a.fail(turn, err)
+		}
+		if !more {
+			a.emit(turnLine(TypeTurnEnd, turn).str("reason", EndCompleted))
+			return nil
+		}
+	}
+}
+
+// fail ends the turn balanced.
+func (a *Agent) fail(turn int, err error) error {
+	msg := err.Error()
+	a.emit(turnLine(TypeTurnEnd, turn).str("reason", EndError).str("message", msg))
+	a.emit(turnLine(TypeAgentError, turn).str("message", msg))
+	return err
+}
+
+// logHeader writes a request/header event when h is not the header in
+// force, or when it is this instance's first header on a resumed log.
+func (a *Agent) logHeader(turn, step int, h *assembler.Header) {
+	var reason string
+	raw := h.AppendJSON(nil)
+	switch {
+	case a.proj.header == nil:
+		reason = ReasonInitial
+	case a.resumed && !a.loggedInstance:
+		reason = ReasonResume
+	case !bytes.Equal(raw, a.proj.header):
+		reason = ReasonChange
+	default:
+		return
+	}
+	a.loggedInstance = true
+	a.emit(stepLine(TypeRequestHeader, turn, step).str("reason", reason).raw("header", raw))
+}
+
+// step dispatches the projected request, logs the reply and answers its tool
+// calls. It reports whether the model asked for tools (another step).
+func (a *Agent) step(ctx context.Context, turn, step int) (bool, error) {
+	raw, err := a.proj.AppendRequest(nil)
+	if err != nil {
+		return false, err
+	}
+	reply, err := a.opts.Adapter.Send(ctx, &Request{raw: raw})
+	if err != nil {
+		return false, fmt.Errorf("adapter: %w", err)
+	}
+	msg := stepLine(TypeAssistantMessage, turn, step)
+	if reply.Text != "" {
+		msg.str("text", reply.Text)
+	}
+	calls := reply.ToolCalls
+	if len(calls) > 0 {
+		enc, err := encodeCalls(calls)
+		if err != nil {
+			return false, fmt.Errorf("adapter reply: %w", err)
+		}
+		msg.raw("toolCalls", enc)
+	}
+	a.emit(msg)
+	for _, c := range calls {
+		res, err := a.tools.RunTool(ctx, c)
+		if err != nil {
+			res = ToolResult{Output: err.Error(), IsError: true}
+		}
+		a.emit(stepLine(TypeToolResult, turn, step).
+			str("callId", c.ID).str("name", c.Name).str("output", res.Output).flag("error", res.IsError))
+	}
+	return len(calls) > 0, nil
+}
+
+// encodeCalls writes tool calls canonically; arguments default to {}.
+func encodeCalls(calls []ToolCall) ([]byte, error) {
+	b := []byte{'['}
+	for i, c := range calls {
+		if c.ID == "" || c.Name == "" {
+			return nil, fmt.Errorf("tool call %d has no id or name", i)
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		b = canon.AppendString(b, c.ID)
+		b = append(b, `,"name":`...)
+		b = canon.AppendString(b, c.Name)
+		b = append(b, `,"arguments":`...)
+		args := c.Arguments
+		if len(bytes.TrimSpace(args)) == 0 {
+			args = []byte("{}")
+		}
+		var err error
+		if b, err = canon.Compact(b, args); err != nil {
+			return nil, fmt.Errorf("tool call %q: arguments: %w", c.ID, err)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']'), nil
+}

@@ -1,0 +1,88 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/headergold/headergold/internal/assembler"
+	"github.com/tidwall/gjson"
+)
+
+// Request is the frozen request of one step. Its bytes are canonical JSON
+// (see [Projector]); every accessor returns a copy, so an adapter can do
+// what it likes with what it gets without changing the log or later
+// requests.
+type Request struct {
+	raw []byte
+}
+
+// Bytes returns a copy of the request's canonical JSON.
+func (r *Request) Bytes() []byte { return bytes.Clone(r.raw) }
+
+// Config returns a copy of the call config object.
+func (r *Request) Config() json.RawMessage {
+	return json.RawMessage(gjson.GetBytes(r.raw, "config").Raw)
+}
+
+// System returns the system text, or "" when the header has none.
+func (r *Request) System() string { return gjson.GetBytes(r.raw, "system").String() }
+
+// Tools returns copies of the tools, in request order.
+func (r *Request) Tools() []assembler.Tool {
+	var tools []assembler.Tool
+	gjson.GetBytes(r.raw, "tools").ForEach(func(_, v gjson.Result) bool {
+		t := assembler.Tool{Name: v.Get("name").String(), Description: v.Get("description").String()}
+		if p := v.Get("parameters"); p.Exists() {
+			t.Parameters = json.RawMessage(p.Raw)
+		}
+		tools = append(tools, t)
+		return true
+	})
+	return tools
+}
+
+// Messages returns copies of the conversation messages, in order.
+func (r *Request) Messages() []Message {
+	var msgs []Message
+	gjson.GetBytes(r.raw, "messages").ForEach(func(_, v gjson.Result) bool {
+		m := Message{
+			Role:    v.Get("role").String(),
+			Content: v.Get("content").String(),
+			CallID:  v.Get("callId").String(),
+			IsError: v.Get("isError").Bool(),
+		}
+		v.Get("toolCalls").ForEach(func(_, c gjson.Result) bool {
+			m.ToolCalls = append(m.ToolCalls, ToolCall{
+				ID: c.Get("id").String(), Name: c.Get("name").String(),
+				Arguments: json.RawMessage(c.Get("arguments").Raw),
+			})
+			return true
+		})
+		msgs = append(msgs, m)
+		return true
+	})
+	return msgs
+}
+
+// Message is one conversation message of a request.
+type Message struct {
+	Role      string     // "user", "assistant" or "tool"
+	Content   string     // text; the output for a tool message
+	ToolCalls []ToolCall // assistant only
+	CallID    string     // tool only
+	IsError   bool       // tool only
+}
+
+// ToolCall is a call the model asked for.
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// Reply is what an adapter returns for a request: text, tool calls or both.
+// A reply without tool calls ends the turn.
+type Reply struct {
+	Text      string     `json:"text,omitempty"`
+	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
+}
