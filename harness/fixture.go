@@ -1,0 +1,386 @@
+package harness
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/headergold/headergold/internal/agent"
+	"github.com/headergold/headergold/internal/app"
+	"github.com/headergold/headergold/internal/assembler"
+	"github.com/headergold/headergold/internal/canon"
+	"github.com/tidwall/gjson"
+)
+
+// namePattern is the rule for fixture names; it is checked before any file
+// is read or written, so a name can never reach outside its directory.
+var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// ValidName reports whether name is a valid fixture name.
+func ValidName(name string) bool { return namePattern.MatchString(name) }
+
+// Fixture is one scenario, as read from fixtures/NAME.json with its
+// extends chain resolved.
+type Fixture struct {
+	Name        string         `json:"-"`
+	File        string         `json:"-"` // path it was read from
+	Description string         `json:"description"`
+	Pin         bool           `json:"pin,omitempty"`
+	Extends     string         `json:"extends,omitempty"`
+	Config      Config         `json:"config"`
+	Sections    []Section      `json:"sections,omitempty"`
+	Plugins     []Plugin       `json:"plugins,omitempty"`
+	Listeners   []ListenerOp   `json:"listeners,omitempty"`
+	Turns       []Turn         `json:"turns"`
+	own         ownEntries     // what this file adds to what it extends
+	raw         []byte         // the file's bytes, for error positions
+	configKeys  map[string]int // config members present in this file
+}
+
+// ownEntries counts what a fixture adds on top of the fixture it extends.
+type ownEntries struct {
+	config, sections, plugins, listeners int
+}
+
+// Config is a fixture's app config row: persona, model and toolOrder, as
+// the shipped apps read them.
+type Config = app.Row
+
+// Section is a prompt section.
+type Section = assembler.Section
+
+// Plugin is a tool provider. RegisterAt delays its registration to just
+// before the given step; without it, it registers before the first turn.
+type Plugin struct {
+	Name       string           `json:"name"`
+	RegisterAt *StepRef         `json:"registerAt,omitempty"`
+	Tools      []assembler.Tool `json:"tools"`
+}
+
+// StepRef names a step of a turn, both counted from 1.
+type StepRef struct {
+	Turn int `json:"turn"`
+	Step int `json:"step"`
+}
+
+// ListenerOp is a declarative system-prompt/assemble listener.
+//
+//	{"op":"addTool","schema":{tool},"at":N}   insert (at defaults to the end)
+//	{"op":"removeTool","tool":NAME}           remove every tool of that name
+//	{"op":"moveToEnd","tool":NAME}            move every tool of that name last
+//	{"op":"reverse"}                          reverse the tool list
+//	{"op":"appendSection","section":{section}} add a section at the end
+//
+// RegisterAt, as for plugins, delays a listener to just before that step;
+// listeners otherwise register in the listed order before the first turn.
+type ListenerOp struct {
+	Op         string          `json:"op"`
+	RegisterAt *StepRef        `json:"registerAt,omitempty"`
+	Tool       string          `json:"tool,omitempty"`
+	Schema     *assembler.Tool `json:"schema,omitempty"`
+	At         *int            `json:"at,omitempty"`
+	Section    *Section        `json:"section,omitempty"`
+}
+
+// Turn is one user turn with the model's scripted replies and the scripted
+// results of the tool calls they make. Resume starts a new loop instance on
+// the existing log before the turn.
+type Turn struct {
+	User        string                `json:"user"`
+	Replies     []agent.Reply         `json:"replies,omitempty"`
+	ToolResults map[string]ToolResult `json:"toolResults,omitempty"`
+	Resume      bool                  `json:"resume,omitempty"`
+}
+
+// ToolResult is a scripted tool result: a JSON string (success) or
+// {"output": string, "error": bool}.
+type ToolResult struct {
+	Output string `json:"output"`
+	Error  bool   `json:"error,omitempty"`
+}
+
+// UnmarshalJSON accepts a plain string as a successful result.
+func (r *ToolResult) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		*r = ToolResult{}
+		return json.Unmarshal(b, &r.Output)
+	}
+	type plain ToolResult
+	return json.Unmarshal(b, (*plain)(r))
+}
+
+// FixtureError reports an invalid fixture: the file, the position and JSON
+// path of the problem where known, and what is wrong.
+type FixtureError struct {
+	File   string
+	Line   int    // 0 when unknown
+	Column int    // 0 when unknown
+	Path   string // JSON path of the offending member, "" for the whole file
+	Msg    string
+}
+
+func (e *FixtureError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Column)
+	}
+	b.WriteString(": ")
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// errAt builds a FixtureError positioned at the member at path in raw.
+func errAt(file string, raw []byte, path, format string, args ...any) *FixtureError {
+	e := &FixtureError{File: file, Path: path, Msg: fmt.Sprintf(format, args...)}
+	if path != "" {
+		if v := gjson.GetBytes(raw, gjsonPath(path)); v.Exists() && v.Index > 0 {
+			e.Line, e.Column = canon.Position(raw, v.Index)
+		}
+	}
+	return e
+}
+
+// gjsonPath turns a display path like plugins[0].tools[2].name into gjson's
+// plugins.0.tools.2.name.
+func gjsonPath(p string) string {
+	p = strings.ReplaceAll(p, "[", ".")
+	return strings.ReplaceAll(p, "]", "")
+}
+
+// decodeFixture reads one fixture file strictly, without resolving extends.
+func decodeFixture(file string, raw []byte) (*Fixture, error) {
+	if _, err := canon.Compact(nil, raw); err != nil {
+		var se *canon.SyntaxError
+		if errors.As(err, &se) {
+			return nil, &FixtureError{File: file, Line: se.Line, Column: se.Column, Msg: "JSON syntax error: " + se.Msg}
+		}
+		return nil, &FixtureError{File: file, Msg: err.Error()}
+	}
+	if err := checkShape(gjson.ParseBytes(raw), fixtureShape, ""); err != nil {
+		return nil, errAt(file, raw, err.path, "%s", err.msg)
+	}
+	f := &Fixture{File: file, raw: raw}
+	if err := json.Unmarshal(raw, f); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			line, col := canon.Position(raw, int(te.Offset))
+			return nil, &FixtureError{File: file, Line: line, Column: col, Path: te.Field,
+				Msg: fmt.Sprintf("expected %s, found a JSON %s", te.Type, te.Value)}
+		}
+		return nil, &FixtureError{File: file, Msg: err.Error()}
+	}
+	f.configKeys = map[string]int{}
+	gjson.GetBytes(raw, "config").ForEach(func(k, _ gjson.Result) bool {
+		f.configKeys[k.String()]++
+		return true
+	})
+	f.own = ownEntries{config: len(f.configKeys), sections: len(f.Sections), plugins: len(f.Plugins), listeners: len(f.Listeners)}
+	return f, f.validateOwn()
+}
+
+// validateOwn checks the rules that need no other fixture.
+func (f *Fixture) validateOwn() error {
+	bad := func(path, format string, args ...any) error {
+		return errAt(f.File, f.raw, path, format, args...)
+	}
+	if strings.TrimSpace(f.Description) == "" {
+		return bad("description", "a one-line description is required")
+	}
+	if strings.ContainsAny(f.Description, "\r\n") {
+		return bad("description", "description must be one line")
+	}
+	if f.Extends != "" && !ValidName(f.Extends) {
+		return bad("extends", "%q is not a fixture name (want %s)", f.Extends, namePattern)
+	}
+	if err := f.Config.ToolOrder.Validate(); err != nil {
+		return bad("config.toolOrder", "%v", err)
+	}
+	for i, s := range f.Sections {
+		p := fmt.Sprintf("sections[%d]", i)
+		if s.ID == "" {
+			return bad(p, "section needs an id")
+		}
+		if s.ID == assembler.PersonaSection {
+			return bad(p+".id", "section id %q is reserved for config.persona", s.ID)
+		}
+	}
+	for i, p := range f.Plugins {
+		path := fmt.Sprintf("plugins[%d]", i)
+		if p.Name == "" {
+			return bad(path, "plugin needs a name")
+		}
+		if r := p.RegisterAt; r != nil && (r.Turn < 1 || r.Step < 1) {
+			return bad(path+".registerAt", "turn and step count from 1")
+		}
+		for j, t := range p.Tools {
+			if t.Name == "" {
+				return bad(fmt.Sprintf("%s.tools[%d]", path, j), "tool needs a name")
+			}
+		}
+	}
+	for i, l := range f.Listeners {
+		if err := l.validate(); err != nil {
+			return bad(fmt.Sprintf("listeners[%d]", i), "%v", err)
+		}
+		if r := l.RegisterAt; r != nil && (r.Turn < 1 || r.Step < 1) {
+			return bad(fmt.Sprintf("listeners[%d].registerAt", i), "turn and step count from 1")
+		}
+	}
+	if len(f.Turns) == 0 {
+		return bad("", "a fixture needs at least one turn")
+	}
+	for i, t := range f.Turns {
+		path := fmt.Sprintf("turns[%d]", i)
+		if t.Resume && i == 0 {
+			return bad(path+".resume", "the first turn has no log to resume")
+		}
+		called := map[string]bool{}
+		for j, r := range t.Replies {
+			for k, c := range r.ToolCalls {
+				cp := fmt.Sprintf("%s.replies[%d].toolCalls[%d]", path, j, k)
+				if c.ID == "" || c.Name == "" {
+					return bad(cp, "a tool call needs an id and a name")
+				}
+				if len(c.Arguments) > 0 && !canon.Valid(c.Arguments) {
+					return bad(cp+".arguments", "invalid JSON")
+				}
+				called[c.ID] = true
+			}
+		}
+		for id := range t.ToolResults {
+			if !called[id] {
+				return bad(path+".toolResults", "result for %q, which no reply of this turn calls", id)
+			}
+		}
+	}
+	return nil
+}
+
+// LoadFixture reads fixtures/NAME.json from dir and resolves its extends
+// chain. The name is checked before any file is opened.
+func LoadFixture(dir, name string) (*Fixture, error) {
+	return loadChain(dir, name, nil)
+}
+
+func loadChain(dir, name string, seen []string) (*Fixture, error) {
+	file := filepath.Join(dir, name+".json")
+	if !ValidName(name) {
+		return nil, &FixtureError{File: file, Msg: fmt.Sprintf("%q is not a fixture name (want %s)", name, namePattern)}
+	}
+	for _, s := range seen {
+		if s == name {
+			return nil, &FixtureError{File: file, Path: "extends", Msg: "extends cycle: " + strings.Join(append(seen, name), " -> ")}
+		}
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return nil, &FixtureError{File: file, Msg: err.Error()}
+	}
+	f, err := decodeFixture(file, raw)
+	if err != nil {
+		return nil, err
+	}
+	f.Name = name
+	if f.Extends == "" {
+		return f, nil
+	}
+	parent, err := loadChain(dir, f.Extends, append(seen, name))
+	if err != nil {
+		var fe *FixtureError
+		if errors.As(err, &fe) && len(seen) == 0 && fe.File != file {
+			return nil, errAt(file, raw, "extends", "%v", err)
+		}
+		return nil, err
+	}
+	return f.inherit(parent)
+}
+
+// inherit merges parent's config, sections, plugins and listeners under f's
+// own: config members f sets win, the rest are appended after the parent's.
+func (f *Fixture) inherit(parent *Fixture) (*Fixture, error) {
+	cfg := parent.Config
+	if f.configKeys["persona"] > 0 {
+		cfg.Persona = f.Config.Persona
+	}
+	if f.configKeys["model"] > 0 {
+		cfg.Model = f.Config.Model
+	}
+	if f.configKeys["toolOrder"] > 0 {
+		cfg.ToolOrder = f.Config.ToolOrder
+	}
+	f.Config = cfg
+	f.Sections = append(append([]Section(nil), parent.Sections...), f.Sections...)
+	f.Plugins = append(append([]Plugin(nil), parent.Plugins...), f.Plugins...)
+	f.Listeners = append(append([]ListenerOp(nil), parent.Listeners...), f.Listeners...)
+	ids := map[string]bool{}
+	for i, s := range f.Sections {
+		if ids[s.ID] {
+			return nil, errAt(f.File, f.raw, fmt.Sprintf("sections[%d]", i-len(parent.Sections)), "section %q is also defined by %s", s.ID, parent.Name)
+		}
+		ids[s.ID] = true
+	}
+	names := map[string]bool{}
+	for i, p := range f.Plugins {
+		if names[p.Name] {
+			return nil, errAt(f.File, f.raw, fmt.Sprintf("plugins[%d]", i-len(parent.Plugins)), "plugin %q is also defined by %s", p.Name, parent.Name)
+		}
+		names[p.Name] = true
+	}
+	return f, nil
+}
+
+// addsNothing reports whether f extends another fixture without adding
+// config, sections, plugins or listeners: its headers must then be the
+// parent's (the uniformity guard).
+func (f *Fixture) addsNothing() bool {
+	return f.Extends != "" && f.own == ownEntries{}
+}
+
+// validate checks that the op is known and carries exactly its fields.
+func (l ListenerOp) validate() error {
+	has := map[string]bool{"tool": l.Tool != "", "schema": l.Schema != nil, "at": l.At != nil, "section": l.Section != nil}
+	var need, may []string
+	switch l.Op {
+	case "addTool":
+		need, may = []string{"schema"}, []string{"at"}
+	case "removeTool", "moveToEnd":
+		need = []string{"tool"}
+	case "reverse":
+	case "appendSection":
+		need = []string{"section"}
+	case "":
+		return errors.New(`listener needs an "op"`)
+	default:
+		return fmt.Errorf("unknown listener op %q (known: addTool, removeTool, moveToEnd, reverse, appendSection)", l.Op)
+	}
+	for _, k := range need {
+		if !has[k] {
+			return fmt.Errorf("op %q needs %q", l.Op, k)
+		}
+		has[k] = false
+	}
+	for _, k := range may {
+		has[k] = false
+	}
+	for _, k := range []string{"tool", "schema", "at", "section"} {
+		if has[k] {
+			return fmt.Errorf("op %q takes no %q", l.Op, k)
+		}
+	}
+	if l.Schema != nil && l.Schema.Name == "" {
+		return errors.New("schema needs a name")
+	}
+	if l.Section != nil && l.Section.ID == "" {
+		return errors.New("section needs an id")
+	}
+	return nil
+}

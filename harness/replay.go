@@ -1,0 +1,251 @@
+package harness
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"time"
+
+	"github.com/headergold/headergold/internal/agent"
+)
+
+// Checks a failure can come from.
+const (
+	CheckRebuild    = "rebuild"    // a request is not rebuilt from its log prefix
+	CheckGolden     = "golden"     // the templated log differs from the golden log
+	CheckSidecar    = "sidecar"    // a pinned header differs from its sidecar
+	CheckPermute    = "permute"    // another registration order changed the bytes
+	CheckGuard      = "guard"      // the golden layout is broken
+	CheckUniformity = "uniformity" // an extends of a pin changed the pin's headers
+)
+
+// Failure is one failed check of a fixture.
+type Failure struct {
+	Check    string    // one of the Check constants
+	File     string    // the file to look at, when there is one
+	Line     int       // 1-based line in File, 0 when none
+	Msg      string    // what failed, and how to reproduce or fix it
+	Mismatch *Mismatch // the first difference, for comparisons
+}
+
+func (f Failure) String() string {
+	loc := ""
+	if f.File != "" {
+		loc = f.File
+		if f.Line > 0 {
+			loc += fmt.Sprintf(":%d", f.Line)
+		}
+		loc += ": "
+	}
+	s := fmt.Sprintf("%s[%s] %s", loc, f.Check, f.Msg)
+	if m := f.Mismatch; m != nil && (m.Want != "" || m.Got != "") {
+		s += fmt.Sprintf("\n  want: %s\n  got:  %s", m.Want, m.Got)
+	}
+	return s
+}
+
+// Outputs is what running a fixture produced: the bytes a record writes.
+type Outputs struct {
+	Log      []byte   // the full session log
+	Golden   []byte   // the templated log: golden/NAME.golden
+	System   []byte   // pinned fixtures: golden/NAME.system.md
+	Tools    []byte   // pinned fixtures: golden/NAME.tools.json
+	Requests [][]byte // what the adapter received
+}
+
+// Result is the outcome of replaying one fixture.
+type Result struct {
+	Fixture  string
+	Seed     uint64 // base seed of the permutation pass
+	Elapsed  time.Duration
+	Failures []Failure
+	Outputs  *Outputs // nil when the fixture could not run
+}
+
+// Passed reports whether every check passed.
+func (r *Result) Passed() bool { return len(r.Failures) == 0 }
+
+// Replay runs f and checks it against its golden files: rebuild, compare,
+// permute, and the guards.
+func (s *Suite) Replay(f *Fixture) *Result {
+	start := time.Now()
+	out, res := s.Check(f)
+	if out != nil {
+		res.Failures = append(res.Failures, s.CompareGolden(f, out)...)
+	}
+	res.Elapsed = time.Since(start)
+	return res
+}
+
+// Check runs f and performs every check that does not read its golden
+// files: the rebuild check, the uniformity guard and the permutation pass.
+// It returns the outputs to compare or record.
+func (s *Suite) Check(f *Fixture) (*Outputs, *Result) {
+	res := &Result{Fixture: f.Name, Seed: s.opts.Seed}
+	fail := func(check, file string, line int, format string, args ...any) {
+		res.Failures = append(res.Failures, Failure{Check: check, File: file, Line: line, Msg: fmt.Sprintf(format, args...)})
+	}
+	first, err := runFixture(f, nil)
+	if err != nil {
+		fail(CheckGuard, f.File, 0, "cannot run: %v", err)
+		return nil, res
+	}
+	out, err := outputs(f, first)
+	if err != nil {
+		fail(CheckGuard, f.File, 0, "%v", err)
+		return nil, res
+	}
+	if err := agent.CheckRebuild(first.Log, first.Requests); err != nil {
+		fail(CheckRebuild, "", 0, "%v", err)
+	}
+	if f.addsNothing() {
+		s.checkUniformity(f, first, res)
+	}
+	for i := 1; i <= s.opts.shuffle(); i++ {
+		seed := permutationSeed(s.opts.Seed, f.Name, i)
+		concurrent := i%2 == 0
+		again, err := runFixture(f, newRegistration(seed, concurrent))
+		if err != nil {
+			fail(CheckPermute, f.File, 0, "run %d (seed %d): %v", i, s.opts.Seed, err)
+			break
+		}
+		if m := comparePermutation(first, again); m != nil {
+			how := "shuffled"
+			if concurrent {
+				how = "shuffled, concurrent"
+			}
+			res.Failures = append(res.Failures, Failure{Check: CheckPermute, Mismatch: m,
+				Msg: fmt.Sprintf("registration order is observable: permutation run %d (%s) differs from the listed order at %s line %d: %s; reproduce with seed %d",
+					i, how, m.File, m.Line, m.Reason, s.opts.Seed)})
+			break
+		}
+	}
+	return out, res
+}
+
+// outputs computes the bytes a record writes for f's run.
+func outputs(f *Fixture, r *Run) (*Outputs, error) {
+	golden, err := Template(r.Log)
+	if err != nil {
+		return nil, fmt.Errorf("malformed header in the log: %w", err)
+	}
+	out := &Outputs{Log: r.Log, Golden: golden, Requests: r.Requests}
+	if f.Pin {
+		if out.System, out.Tools, err = Sidecars(r.Log); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// comparePermutation compares the log and the requests of two runs.
+func comparePermutation(first, again *Run) *Mismatch {
+	if m := compareFile("log", first.Log, again.Log); m != nil {
+		return m
+	}
+	for i := range max(len(first.Requests), len(again.Requests)) {
+		if i >= len(first.Requests) || i >= len(again.Requests) {
+			return &Mismatch{File: "requests", Line: i + 1, Reason: "different number of requests"}
+		}
+		if m := compareFile(fmt.Sprintf("request %d", i+1), first.Requests[i], again.Requests[i]); m != nil {
+			return m
+		}
+	}
+	return nil
+}
+
+// permutationSeed derives the seed of one permutation run from the base
+// seed, the fixture and the run, so -run never changes another fixture's
+// orders.
+func permutationSeed(base uint64, name string, run int) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%s/%d", base, name, run)
+	return h.Sum64()
+}
+
+// checkUniformity enforces that a fixture extending a pin without adding
+// anything produces the pin's headers byte for byte.
+func (s *Suite) checkUniformity(f *Fixture, r *Run, res *Result) {
+	parent := s.byName[f.Extends]
+	if parent == nil || !parent.Pin {
+		return
+	}
+	pr, err := runFixture(parent, nil)
+	if err != nil {
+		return // the parent's own replay reports it
+	}
+	want, got := distinctHeaders(pr.Log), distinctHeaders(r.Log)
+	for i := 0; i < len(want) || i < len(got); i++ {
+		if i >= len(want) || i >= len(got) || !bytes.Equal(want[i], got[i]) {
+			msg := fmt.Sprintf("%s extends the pin %s without adding config, sections, plugins or listeners, so its headers must be the pin's; header %d differs", f.Name, parent.Name, i+1)
+			var m *Mismatch
+			if i < len(want) && i < len(got) {
+				m = lineMismatch(s.goldenPath(parent.Name), i+1, want[i], got[i])
+				msg += " at " + m.Path
+			}
+			res.Failures = append(res.Failures, Failure{Check: CheckUniformity, File: f.File, Msg: msg, Mismatch: m})
+			return
+		}
+	}
+}
+
+// distinctHeaders returns the sequence of full headers in a log, without
+// repeats of the header in force (a resume repeats it).
+func distinctHeaders(log []byte) [][]byte {
+	var out [][]byte
+	for _, e := range headerEvents(log) {
+		h := []byte(e.header.Raw)
+		if len(out) == 0 || !bytes.Equal(out[len(out)-1], h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// CompareGolden compares a run's outputs with f's files in the golden
+// directory, and applies the guards on those files.
+func (s *Suite) CompareGolden(f *Fixture, out *Outputs) []Failure {
+	var fails []Failure
+	compare := func(check, file string, got []byte) {
+		want, err := os.ReadFile(file)
+		if errors.Is(err, os.ErrNotExist) {
+			fails = append(fails, Failure{Check: CheckGuard, File: file,
+				Msg: fmt.Sprintf("missing: record it with go run ./cmd/record -run '^%s$'", f.Name)})
+			return
+		}
+		if err != nil {
+			fails = append(fails, Failure{Check: CheckGuard, File: file, Msg: err.Error()})
+			return
+		}
+		if check == CheckGolden && !bytes.Contains(want, []byte("\r\n")) {
+			if t, err := Template(want); err != nil || !bytes.Equal(t, want) {
+				line := 0
+				if m := compareFile(file, want, t); m != nil {
+					line = m.Line
+				}
+				fails = append(fails, Failure{Check: CheckGuard, File: file, Line: line,
+					Msg: "golden log is not templated: headers must hold \"<<system>>\" and \"<<tools>>\"; record it again"})
+				return
+			}
+		}
+		if m := compareFile(file, want, got); m != nil {
+			fails = append(fails, Failure{Check: check, File: file, Line: m.Line, Msg: m.Reason, Mismatch: m})
+		}
+	}
+	compare(CheckGolden, s.goldenPath(f.Name), out.Golden)
+	sidecars := []string{s.systemPath(f.Name), s.toolsPath(f.Name)}
+	if f.Pin {
+		compare(CheckSidecar, sidecars[0], out.System)
+		compare(CheckSidecar, sidecars[1], out.Tools)
+	} else {
+		for _, file := range sidecars {
+			if _, err := os.Stat(file); err == nil {
+				fails = append(fails, Failure{Check: CheckGuard, File: file,
+					Msg: fmt.Sprintf("sidecar beside a fixture that is not pinned: only \"pin\": true fixtures own sidecars; delete it or pin %s", f.Name)})
+			}
+		}
+	}
+	return fails
+}

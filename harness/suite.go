@@ -1,0 +1,184 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// DefaultShuffle is the number of permutation runs per fixture.
+const DefaultShuffle = 8
+
+// Options selects fixtures and tunes a replay.
+type Options struct {
+	// Fixtures and Golden are the directories of fixtures/NAME.json and
+	// golden/NAME.golden; empty means "fixtures" and "golden".
+	Fixtures, Golden string
+	// Run selects fixtures by name; nil selects all.
+	Run *regexp.Regexp
+	// Shuffle is the number of permutation runs per fixture: 0 means
+	// DefaultShuffle, a negative number disables the pass.
+	Shuffle int
+	// Seed seeds the permutation runs of every fixture; 0 picks one from
+	// the clock. Failures report it so the same orders can be replayed.
+	Seed uint64
+}
+
+func (o Options) fixturesDir() string { return cmpOr(o.Fixtures, "fixtures") }
+func (o Options) goldenDir() string   { return cmpOr(o.Golden, "golden") }
+
+func (o Options) shuffle() int {
+	switch {
+	case o.Shuffle == 0:
+		return DefaultShuffle
+	case o.Shuffle < 0:
+		return 0
+	}
+	return o.Shuffle
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// Suite is a loaded fixtures directory with its golden directory.
+type Suite struct {
+	opts     Options
+	all      []*Fixture // every fixture, by name
+	byName   map[string]*Fixture
+	findings []Finding // problems of the layout not tied to one fixture
+}
+
+// Finding is a guard failure: a problem of the golden layout.
+type Finding struct {
+	File string // the file at fault
+	Msg  string
+}
+
+func (f Finding) String() string { return f.File + ": " + f.Msg }
+
+// Load reads and validates every fixture in the fixtures directory and
+// checks the golden directory's layout. Any invalid fixture fails the load
+// (a *FixtureError): nothing can be tested or recorded until it is fixed.
+func Load(opts Options) (*Suite, error) {
+	dir := opts.fixturesDir()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("fixtures: %w", err)
+	}
+	if opts.Seed == 0 {
+		opts.Seed = uint64(time.Now().UnixNano())
+	}
+	s := &Suite{opts: opts, byName: map[string]*Fixture{}}
+	var names []string
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || e.IsDir() {
+			continue
+		}
+		if !ValidName(name) {
+			return nil, &FixtureError{File: filepath.Join(dir, e.Name()),
+				Msg: fmt.Sprintf("%q is not a fixture name: names match %s", name, namePattern)}
+		}
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		f, err := LoadFixture(dir, name)
+		if err != nil {
+			return nil, err
+		}
+		s.all = append(s.all, f)
+		s.byName[name] = f
+	}
+	if err := s.scanGolden(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Seed returns the base seed of the permutation pass.
+func (s *Suite) Seed() uint64 { return s.opts.Seed }
+
+// Fixtures returns the fixtures Options.Run selects, by name.
+func (s *Suite) Fixtures() []*Fixture {
+	var out []*Fixture
+	for _, f := range s.all {
+		if s.opts.Run == nil || s.opts.Run.MatchString(f.Name) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Fixture returns the fixture of that name, or nil.
+func (s *Suite) Fixture(name string) *Fixture { return s.byName[name] }
+
+// Findings returns the layout problems not tied to one fixture: golden logs
+// and sidecars whose fixture does not exist.
+func (s *Suite) Findings() []Finding { return slices.Clone(s.findings) }
+
+// Orphans returns the golden-directory files that belong to no fixture.
+func (s *Suite) Orphans() []string {
+	out := make([]string, len(s.findings))
+	for i, f := range s.findings {
+		out[i] = f.File
+	}
+	return out
+}
+
+// The files of a fixture in the golden directory.
+func (s *Suite) goldenPath(name string) string {
+	return filepath.Join(s.opts.goldenDir(), name+".golden")
+}
+func (s *Suite) systemPath(name string) string {
+	return filepath.Join(s.opts.goldenDir(), name+".system.md")
+}
+func (s *Suite) toolsPath(name string) string {
+	return filepath.Join(s.opts.goldenDir(), name+".tools.json")
+}
+
+// scanGolden finds golden files with no fixture. A missing golden directory
+// is an empty one: recording creates it.
+func (s *Suite) scanGolden() error {
+	entries, err := os.ReadDir(s.opts.goldenDir())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("golden: %w", err)
+	}
+	for _, e := range entries {
+		name, kind := goldenName(e.Name())
+		if kind == "" || e.IsDir() {
+			continue
+		}
+		if s.byName[name] == nil {
+			s.findings = append(s.findings, Finding{
+				File: filepath.Join(s.opts.goldenDir(), e.Name()),
+				Msg:  fmt.Sprintf("%s with no fixture %s; delete it or run record -prune", kind, filepath.Join(s.opts.fixturesDir(), name+".json")),
+			})
+		}
+	}
+	return nil
+}
+
+// goldenName splits a golden-directory file name into fixture name and kind.
+func goldenName(file string) (name, kind string) {
+	for _, k := range []struct{ suffix, kind string }{
+		{".golden", "golden log"}, {".system.md", "system sidecar"}, {".tools.json", "tools sidecar"},
+	} {
+		if n, ok := strings.CutSuffix(file, k.suffix); ok {
+			return n, k.kind
+		}
+	}
+	return "", ""
+}

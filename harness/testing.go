@@ -1,0 +1,144 @@
+package harness
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sebdah/goldie/v2"
+)
+
+// Test replays every selected fixture as a parallel subtest named after it
+// (TestGolden/NAME when called from TestGolden), comparing the golden log
+// and sidecars through goldie's Assert with a report that names the first
+// differing event, its line and JSON path.
+//
+// With GOLDIE_UPDATE=1 (or goldie's -update flag) it records instead,
+// through [WriteFiles], exactly as cmd/record does; it refuses to record
+// when the CI environment variable is set. HEADERGOLD_SEED sets the
+// permutation seed, to replay a failure.
+//
+// A module of your own can call it on its own directories:
+//
+//	func TestGolden(t *testing.T) {
+//		harness.Test(t, harness.Options{Fixtures: "testdata/fixtures", Golden: "testdata/golden"})
+//	}
+func Test(t *testing.T, opts Options) {
+	t.Helper()
+	if v := os.Getenv("HEADERGOLD_SEED"); v != "" && opts.Seed == 0 {
+		seed, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("HEADERGOLD_SEED=%q: %v", v, err)
+		}
+		opts.Seed = seed
+	}
+	s, err := Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if updating() {
+		if ci := InCI(); ci != "" {
+			t.Fatalf("refusing to record golden files with CI=%s: recording belongs on a developer machine; unset CI to record", ci)
+		}
+		changes, failed, err := s.Record(RecordOptions{})
+		for _, r := range failed {
+			for _, f := range r.Failures {
+				t.Errorf("%s: %s", r.Fixture, f)
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range changes {
+			if c.Status != Unchanged {
+				t.Logf("%s %s", c.Status, c.File)
+			}
+		}
+		return
+	}
+	for _, f := range s.Findings() {
+		t.Errorf("[guard] %s", f)
+	}
+	for _, f := range s.Fixtures() {
+		t.Run(f.Name, func(t *testing.T) {
+			t.Parallel()
+			out, res := s.Check(f)
+			for _, fail := range res.Failures {
+				t.Errorf("%s", fail)
+			}
+			if !res.Passed() {
+				t.Logf("permutation seed %d: reproduce with HEADERGOLD_SEED=%d go test -run 'TestGolden/^%s$'", s.Seed(), s.Seed(), f.Name)
+			}
+			if out == nil {
+				return
+			}
+			s.assertGolden(t, f, out)
+		})
+	}
+}
+
+// assertGolden compares the outputs through goldie. The guards on the
+// golden files run first, so a missing or untemplated golden is reported
+// as such rather than as a diff.
+func (s *Suite) assertGolden(t *testing.T, f *Fixture, out *Outputs) {
+	t.Helper()
+	var guards []Failure
+	for _, fail := range s.CompareGolden(f, out) {
+		if fail.Check == CheckGuard {
+			guards = append(guards, fail)
+		}
+	}
+	for _, g := range guards {
+		t.Errorf("%s", g)
+	}
+	if len(guards) > 0 {
+		return
+	}
+	assert := func(path string, got []byte) {
+		dir, base := filepath.Split(path)
+		name, suffix, _ := strings.Cut(base, ".")
+		g := goldie.New(t,
+			goldie.WithFixtureDir(filepath.Clean(dir)),
+			goldie.WithNameSuffix("."+suffix),
+			goldie.WithDiffFn(func(actual, expected string) string {
+				if m := compareFile(path, []byte(expected), []byte(actual)); m != nil {
+					return m.String()
+				}
+				return "no difference"
+			}))
+		g.Assert(t, name, got)
+	}
+	assert(s.goldenPath(f.Name), out.Golden)
+	if f.Pin {
+		assert(s.systemPath(f.Name), out.System)
+		assert(s.toolsPath(f.Name), out.Tools)
+	}
+}
+
+// updating reports whether goldie was asked to update golden files.
+func updating() bool {
+	if fl := flag.Lookup("update"); fl != nil {
+		if on, _ := strconv.ParseBool(fl.Value.String()); on {
+			return true
+		}
+	}
+	switch strings.ToLower(os.Getenv("GOLDIE_UPDATE")) {
+	case "1", "true", "t":
+		return true
+	}
+	return false
+}
+
+// InCI returns the value of the CI environment variable when it says this
+// is a CI run (any non-empty value but "false" and "0"), else "".
+func InCI() string {
+	v := os.Getenv("CI")
+	switch strings.ToLower(v) {
+	case "", "false", "0":
+		return ""
+	}
+	return v
+}
