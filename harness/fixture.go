@@ -166,7 +166,11 @@ func decodeFixture(file string, raw []byte) (*Fixture, error) {
 		return nil, &FixtureError{File: file, Msg: err.Error()}
 	}
 	if err := checkShape(gjson.ParseBytes(raw), fixtureShape, ""); err != nil {
-		return nil, errAt(file, raw, err.path, "%s", err.msg)
+		if err.offset < 0 {
+			return nil, errAt(file, raw, err.path, "%s", err.msg)
+		}
+		line, col := canon.Position(raw, err.offset)
+		return nil, &FixtureError{File: file, Line: line, Column: col, Path: err.path, Msg: err.msg}
 	}
 	f := &Fixture{File: file, raw: raw}
 	if err := json.Unmarshal(raw, f); err != nil {

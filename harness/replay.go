@@ -87,7 +87,7 @@ func (s *Suite) Check(f *Fixture) (*Outputs, *Result) {
 	fail := func(check, file string, line int, format string, args ...any) {
 		res.Failures = append(res.Failures, Failure{Check: check, File: file, Line: line, Msg: fmt.Sprintf(format, args...)})
 	}
-	first, err := runFixture(f, nil)
+	first, err := s.run(f, nil)
 	if err != nil {
 		fail(CheckGuard, f.File, 0, "cannot run: %v", err)
 		return nil, res
@@ -106,7 +106,7 @@ func (s *Suite) Check(f *Fixture) (*Outputs, *Result) {
 	for i := 1; i <= s.opts.shuffle(); i++ {
 		seed := permutationSeed(s.opts.Seed, f.Name, i)
 		concurrent := i%2 == 0
-		again, err := runFixture(f, newRegistration(seed, concurrent))
+		again, err := s.run(f, newRegistration(seed, concurrent))
 		if err != nil {
 			fail(CheckPermute, f.File, 0, "run %d (seed %d): %v", i, s.opts.Seed, err)
 			break
@@ -172,7 +172,7 @@ func (s *Suite) checkUniformity(f *Fixture, r *Run, res *Result) {
 	if parent == nil || !parent.Pin {
 		return
 	}
-	pr, err := runFixture(parent, nil)
+	pr, err := s.run(parent, nil)
 	if err != nil {
 		return // the parent's own replay reports it
 	}

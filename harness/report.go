@@ -59,6 +59,9 @@ func compareFile(file string, want, got []byte) *Mismatch {
 				Reason: fmt.Sprintf("the run produced %d fewer line(s) than the file has, first missing: %s", len(wl)-len(gl), eventLabel(wl[i])),
 				Want:   window(wl[i], 0)}
 		case !bytes.Equal(wl[i], gl[i]):
+			if len(wl) > 1 && gjson.ValidBytes(want) && gjson.ValidBytes(got) {
+				return docMismatch(file, i+1, want, got, wl[i], gl[i])
+			}
 			return lineMismatch(file, i+1, wl[i], gl[i])
 		}
 	}
@@ -84,6 +87,20 @@ func lineMismatch(file string, n int, want, got []byte) *Mismatch {
 		return m
 	}
 	m.Reason = fmt.Sprintf("line differs at byte %d", at)
+	return m
+}
+
+// docMismatch reports a difference inside one indented JSON document (a
+// tools sidecar): the line, and the path in the whole document.
+func docMismatch(file string, n int, want, got, wantLine, gotLine []byte) *Mismatch {
+	at := commonPrefix(wantLine, gotLine)
+	m := &Mismatch{File: file, Line: n, Want: window(wantLine, at), Got: window(gotLine, at)}
+	m.Path = firstDiffPath(gjson.ParseBytes(want), gjson.ParseBytes(got), "")
+	if m.Path == "" {
+		m.Reason = "same JSON value, different layout"
+	} else {
+		m.Reason = "differs at " + m.Path
+	}
 	return m
 }
 

@@ -53,6 +53,7 @@ var fixtureShape = func() *shape {
 
 type shapeError struct {
 	path, msg string
+	offset    int // of the offending key or value; -1 to locate by path
 }
 
 // checkShape walks v against s and returns the first unknown or duplicated
@@ -69,7 +70,7 @@ func checkShape(v gjson.Result, s *shape, path string) *shapeError {
 			if s.fields != nil && s.fields["output"] != nil && v.Type == gjson.String {
 				return nil // a tool result may be a plain string
 			}
-			return &shapeError{path, "expected a JSON object"}
+			return &shapeError{path, "expected a JSON object", -1}
 		}
 		var err *shapeError
 		seen := map[string]bool{}
@@ -77,14 +78,14 @@ func checkShape(v gjson.Result, s *shape, path string) *shapeError {
 			key := k.String()
 			p := joinPath(path, key)
 			if seen[key] {
-				err = &shapeError{p, fmt.Sprintf("field %q appears twice", key)}
+				err = &shapeError{p, fmt.Sprintf("field %q appears twice", key), k.Index}
 				return false
 			}
 			seen[key] = true
 			sub := s.dict
 			if s.fields != nil {
 				if sub = s.fields[key]; sub == nil {
-					err = &shapeError{p, fmt.Sprintf("unknown field %q (known: %s)", key, knownFields(s))}
+					err = &shapeError{p, fmt.Sprintf("unknown field %q (known: %s)", key, knownFields(s)), k.Index}
 					return false
 				}
 			}
@@ -97,7 +98,7 @@ func checkShape(v gjson.Result, s *shape, path string) *shapeError {
 			return nil
 		}
 		if !v.IsArray() {
-			return &shapeError{path, "expected a JSON array"}
+			return &shapeError{path, "expected a JSON array", -1}
 		}
 		var err *shapeError
 		i := 0

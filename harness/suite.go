@@ -55,6 +55,8 @@ type Suite struct {
 	all      []*Fixture // every fixture, by name
 	byName   map[string]*Fixture
 	findings []Finding // problems of the layout not tied to one fixture
+	// run runs a fixture; tests swap it to inject faults.
+	run func(*Fixture, *registration) (*Run, error)
 }
 
 // Finding is a guard failure: a problem of the golden layout.
@@ -77,7 +79,7 @@ func Load(opts Options) (*Suite, error) {
 	if opts.Seed == 0 {
 		opts.Seed = uint64(time.Now().UnixNano())
 	}
-	s := &Suite{opts: opts, byName: map[string]*Fixture{}}
+	s := &Suite{opts: opts, byName: map[string]*Fixture{}, run: runFixture}
 	var names []string
 	for _, e := range entries {
 		name, ok := strings.CutSuffix(e.Name(), ".json")

@@ -1,0 +1,144 @@
+package harness
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBadFixtures checks that each kind of invalid fixture is reported with
+// its file and position, and that neither replay nor record touches a
+// golden file.
+func TestBadFixtures(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, body string
+		line, col        int    // 0: not checked
+		want             string // in the message
+	}{
+		{"syntax", "broken", "{\n  \"description\": \"x\",\n  \"turns\": [\n    {\"user\": \"hi\",}\n  ]\n}\n",
+			4, 19, "JSON syntax error"},
+		{"unknown field", "typo", "{\n  \"description\": \"x\",\n  \"turns\": [{\"user\": \"hi\", \"replise\": []}]\n}\n",
+			3, 28, `turns[0].replise: unknown field "replise"`},
+		{"unknown listener op", "badop", "{\n  \"description\": \"x\",\n  \"listeners\": [{\"op\": \"shuffle\"}],\n  \"turns\": [{\"user\": \"hi\"}]\n}\n",
+			3, 17, `unknown listener op "shuffle"`},
+		{"bad name", "Bad_Name", minimalFixture, 0, 0, `"Bad_Name" is not a fixture name`},
+		{"empty toolOrder", "empty-order", "{\n  \"description\": \"x\",\n  \"config\": {\"toolOrder\": []},\n  \"turns\": [{\"user\": \"hi\"}]\n}\n",
+			3, 27, `config.toolOrder: toolOrder: no rest entry`},
+		{"wrong type", "wrongtype", "{\n  \"description\": \"x\",\n  \"pin\": \"yes\",\n  \"turns\": [{\"user\": \"hi\"}]\n}\n",
+			3, 15, "expected bool"},
+		{"duplicate field", "dup", "{\n  \"description\": \"x\",\n  \"description\": \"y\",\n  \"turns\": [{\"user\": \"hi\"}]\n}\n",
+			3, 3, `field "description" appears twice`},
+		{"extends missing", "orphan", "{\n  \"description\": \"x\",\n  \"extends\": \"nobody\",\n  \"turns\": [{\"user\": \"hi\"}]\n}\n",
+			3, 14, "nobody.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := copyBundled(t)
+			before := checksums(t, opts.Golden)
+			file := filepath.Join(opts.Fixtures, tc.file+".json")
+			writeFile(t, file, tc.body)
+
+			_, err := Load(opts)
+			var fe *FixtureError
+			if !errors.As(err, &fe) {
+				t.Fatalf("Load error = %v, want a *FixtureError", err)
+			}
+			if fe.File != file || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), file) {
+				t.Errorf("error = %q, want file %s and %q", err, file, tc.want)
+			}
+			if tc.line > 0 && (fe.Line != tc.line || fe.Column != tc.col) {
+				t.Errorf("position = %d:%d, want %d:%d (%v)", fe.Line, fe.Column, tc.line, tc.col, err)
+			}
+			after := checksums(t, opts.Golden)
+			if len(before) != len(after) {
+				t.Fatalf("golden files changed: %d before, %d after", len(before), len(after))
+			}
+			for path, sum := range before {
+				if after[path] != sum {
+					t.Errorf("%s changed", path)
+				}
+			}
+		})
+	}
+}
+
+func TestExtendsInheritsAndAdds(t *testing.T) {
+	f, err := LoadFixture("../fixtures", "late-registration")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent, err := LoadFixture("../fixtures", "text-turn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Config.Persona != parent.Config.Persona || f.Config.Model != parent.Config.Model {
+		t.Errorf("config not inherited: %+v", f.Config)
+	}
+	if len(f.Plugins) != len(parent.Plugins)+1 || f.Plugins[len(f.Plugins)-1].Name != "lsp" {
+		t.Errorf("plugins = %d, want the parent's %d plus lsp", len(f.Plugins), len(parent.Plugins))
+	}
+	if len(f.Sections) != len(parent.Sections) || f.Pin {
+		t.Errorf("sections or pin inherited wrongly: %d sections, pin %v", len(f.Sections), f.Pin)
+	}
+	order, err := LoadFixture("../fixtures", "tool-order")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !order.Config.ToolOrder.Present() || order.Config.Persona != parent.Config.Persona {
+		t.Errorf("tool-order: own toolOrder must win and persona be inherited: %+v", order.Config)
+	}
+}
+
+func TestExtendsCycle(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.json"), `{"description":"a","extends":"b","turns":[{"user":"x"}]}`)
+	writeFile(t, filepath.Join(dir, "b.json"), `{"description":"b","extends":"a","turns":[{"user":"x"}]}`)
+	_, err := LoadFixture(dir, "a")
+	if err == nil || !strings.Contains(err.Error(), "a -> b -> a") {
+		t.Fatalf("error = %v, want the cycle spelled out", err)
+	}
+}
+
+func TestNameRulesBeforeFiles(t *testing.T) {
+	for _, name := range []string{"../escape", "Upper", "-dash", "", "a_b", "a.b"} {
+		if ValidName(name) {
+			t.Errorf("ValidName(%q) = true", name)
+		}
+		_, err := LoadFixture(t.TempDir(), name)
+		if err == nil || !strings.Contains(err.Error(), "is not a fixture name") {
+			t.Errorf("LoadFixture(%q) = %v, want a name error before any read", name, err)
+		}
+	}
+	for _, name := range []string{"a", "text-turn", "0-9"} {
+		if !ValidName(name) {
+			t.Errorf("ValidName(%q) = false", name)
+		}
+	}
+}
+
+func TestToolResultForms(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "r.json"), `{"description":"r","turns":[{"user":"x",
+	  "replies":[{"toolCalls":[{"id":"a","name":"t"},{"id":"b","name":"t"}]}],
+	  "toolResults":{"a":"plain","b":{"output":"bad","error":true}}}]}`)
+	f, err := LoadFixture(dir, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := f.Turns[0].ToolResults
+	if got["a"] != (ToolResult{Output: "plain"}) || got["b"] != (ToolResult{Output: "bad", Error: true}) {
+		t.Errorf("toolResults = %+v", got)
+	}
+	writeFile(t, filepath.Join(dir, "u.json"), `{"description":"u","turns":[{"user":"x","toolResults":{"zz":"never called"}}]}`)
+	if _, err := LoadFixture(dir, "u"); err == nil || !strings.Contains(err.Error(), `"zz"`) {
+		t.Errorf("a result for an uncalled id = %v, want an error naming it", err)
+	}
+}
+
+func TestMissingFixturesDir(t *testing.T) {
+	_, err := Load(Options{Fixtures: filepath.Join(t.TempDir(), "nope")})
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("err = %v, want not-exist", err)
+	}
+}

@@ -1,0 +1,133 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// layout makes a fixtures/golden pair in a temp dir holding one fixture,
+// recorded, and returns the options.
+func layout(t *testing.T, fixtures map[string]string) Options {
+	t.Helper()
+	dir := t.TempDir()
+	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Shuffle: 2, Seed: 1}
+	if err := os.MkdirAll(opts.Fixtures, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range fixtures {
+		writeFile(t, filepath.Join(opts.Fixtures, name+".json"), body)
+	}
+	if _, failed, err := mustLoad(t, opts).Record(RecordOptions{}); err != nil {
+		t.Fatalf("record: %v %v", err, failed)
+	}
+	return opts
+}
+
+func TestGuardGoldenWithoutFixture(t *testing.T) {
+	opts := layout(t, map[string]string{"one": minimalFixture})
+	writeFile(t, filepath.Join(opts.Golden, "gone.golden"), "")
+	writeFile(t, filepath.Join(opts.Golden, "gone.system.md"), "\n")
+	s := mustLoad(t, opts)
+	got := s.Findings()
+	if len(got) != 2 {
+		t.Fatalf("findings = %v, want the orphan golden log and sidecar", got)
+	}
+	for _, f := range got {
+		if !strings.Contains(f.String(), "gone.") || !strings.Contains(f.Msg, "no fixture") {
+			t.Errorf("finding %q does not name the orphan and its missing fixture", f)
+		}
+	}
+}
+
+func TestGuardFixtureWithoutGolden(t *testing.T) {
+	opts := layout(t, map[string]string{"one": minimalFixture})
+	writeFile(t, filepath.Join(opts.Fixtures, "two.json"), minimalFixture)
+	s := mustLoad(t, opts)
+	failureWith(t, replayOne(t, s, "two"), CheckGuard, "two.golden", "missing", "cmd/record")
+	if fails := replayOne(t, s, "one"); len(fails) != 0 {
+		t.Errorf("the recorded fixture fails: %v", fails)
+	}
+}
+
+func TestGuardNotTemplated(t *testing.T) {
+	opts := layout(t, map[string]string{"one": minimalFixture})
+	s := mustLoad(t, opts)
+	out, _ := s.Check(s.Fixture("one"))
+	// The full log in place of the templated one: it is not a fixed point.
+	writeFile(t, filepath.Join(opts.Golden, "one.golden"), string(out.Log))
+	failureWith(t, replayOne(t, s, "one"), CheckGuard, "one.golden:4", "not templated")
+}
+
+func TestGuardSidecars(t *testing.T) {
+	pinned := strings.Replace(minimalFixture, `"description": "minimal",`, `"description": "minimal", "pin": true,`, 1)
+	opts := layout(t, map[string]string{"pinned": pinned, "plain": minimalFixture})
+	if err := os.Remove(filepath.Join(opts.Golden, "pinned.tools.json")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(opts.Golden, "plain.system.md"), "P.\n")
+	s := mustLoad(t, opts)
+	failureWith(t, replayOne(t, s, "pinned"), CheckGuard, "pinned.tools.json", "missing")
+	failureWith(t, replayOne(t, s, "plain"), CheckGuard, "plain.system.md", "not pinned")
+}
+
+func TestGuardMalformedHeader(t *testing.T) {
+	for _, tc := range []struct {
+		name, header, want string
+		sidecarErr         bool // Sidecars reads full logs and must refuse it too
+	}{
+		{"system number", `{"config":{},"system":42}`, "system is not a string", true},
+		{"tools object", `{"config":{},"tools":{"a":1}}`, "tools is not an array", true},
+		{"tools other string", `{"config":{},"tools":"<<other>>"}`, "tools is not an array", true},
+		{"no header", `null`, "without a header object", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			log := `{"type":"turn/start","data":{"turn":1}}` + "\n" +
+				`{"type":"request/header","data":{"turn":1,"step":1,"reason":"initial","header":` + tc.header + `}}` + "\n"
+			_, err := Template([]byte(log))
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "line 2") {
+				t.Fatalf("Template error = %v, want line 2 and %q", err, tc.want)
+			}
+			if _, _, err := Sidecars([]byte(log)); tc.sidecarErr && err == nil {
+				t.Errorf("Sidecars accepted a malformed header")
+			}
+		})
+	}
+}
+
+func TestGuardUniformity(t *testing.T) {
+	// The pin never reaches turn 2, so its late plugin never registers;
+	// a fixture that extends it with two turns gets another header.
+	pin := `{
+  "description": "pin with a plugin due in turn 2",
+  "pin": true,
+  "config": {"persona": "P.", "model": "m"},
+  "plugins": [{"name": "p", "tools": [{"name": "a"}]},
+              {"name": "late", "registerAt": {"turn": 2, "step": 1}, "tools": [{"name": "z"}]}],
+  "turns": [{"user": "hi", "replies": [{"text": "hello"}]}]
+}`
+	same := `{"description": "same turns", "extends": "pin", "turns": [{"user": "yo", "replies": [{"text": "hey"}]}]}`
+	longer := `{"description": "reaches turn 2", "extends": "pin", "turns": [
+  {"user": "a", "replies": [{"text": "b"}]}, {"user": "c", "replies": [{"text": "d"}]}]}`
+	adds := `{"description": "adds a plugin", "extends": "pin", "plugins": [{"name": "more", "tools": [{"name": "m"}]}],
+  "turns": [{"user": "a", "replies": [{"text": "b"}]}]}`
+	dir := t.TempDir()
+	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Shuffle: -1, Seed: 1}
+	os.MkdirAll(opts.Fixtures, 0o755)
+	for name, body := range map[string]string{"pin": pin, "same": same, "longer": longer, "adds": adds} {
+		writeFile(t, filepath.Join(opts.Fixtures, name+".json"), body)
+	}
+	s := mustLoad(t, opts)
+	check := func(name string) []Failure {
+		_, res := s.Check(s.Fixture(name))
+		return res.Failures
+	}
+	if fails := check("same"); len(fails) != 0 {
+		t.Errorf("same: %v", fails)
+	}
+	failureWith(t, check("longer"), CheckUniformity, "longer extends the pin pin", "header 2")
+	if fails := check("adds"); len(fails) != 0 {
+		t.Errorf("a fixture that adds a plugin is exempt, got %v", fails)
+	}
+}
