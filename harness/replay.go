@@ -19,6 +19,7 @@ const (
 	CheckPermute    = "permute"    // another registration order changed the bytes
 	CheckGuard      = "guard"      // the golden layout is broken
 	CheckUniformity = "uniformity" // an extends of a pin changed the pin's headers
+	CheckInvalid    = "invalid"    // the fixture cannot run: it cannot be tested
 )
 
 // Failure is one failed check of a fixture.
@@ -67,6 +68,16 @@ type Result struct {
 // Passed reports whether every check passed.
 func (r *Result) Passed() bool { return len(r.Failures) == 0 }
 
+// Invalid reports whether the fixture could not be tested at all.
+func (r *Result) Invalid() bool {
+	for _, f := range r.Failures {
+		if f.Check == CheckInvalid {
+			return true
+		}
+	}
+	return false
+}
+
 // Replay runs f and checks it against its golden files: rebuild, compare,
 // permute, and the guards.
 func (s *Suite) Replay(f *Fixture) *Result {
@@ -89,7 +100,7 @@ func (s *Suite) Check(f *Fixture) (*Outputs, *Result) {
 	}
 	first, err := s.run(f, nil)
 	if err != nil {
-		fail(CheckGuard, f.File, 0, "cannot run: %v", err)
+		fail(CheckInvalid, f.File, 0, "cannot run: %v", err)
 		return nil, res
 	}
 	out, err := outputs(f, first)

@@ -137,6 +137,9 @@ func (s *Suite) Orphans() []string {
 	return out
 }
 
+// GoldenPath returns the path of the fixture's golden log.
+func (s *Suite) GoldenPath(name string) string { return s.goldenPath(name) }
+
 // The files of a fixture in the golden directory.
 func (s *Suite) goldenPath(name string) string {
 	return filepath.Join(s.opts.goldenDir(), name+".golden")

@@ -1,0 +1,201 @@
+// Command record records golden session logs and pin sidecars from fixtures.
+//
+//	go run ./cmd/record                  record every fixture
+//	go run ./cmd/record -run NAME        record the fixtures matching NAME
+//	go run ./cmd/record -check           exit 1 if recording would change a file
+//	go run ./cmd/record -run '^x$' -o F  write one fixture's full log to F
+//
+// Every fixture is validated before the first write, and the files are
+// written as one transaction: a failure leaves every old file intact. It
+// refuses to write golden files when CI is set, unless -force.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"github.com/headergold/headergold/harness"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// Exit statuses.
+const (
+	exitOK        = 0
+	exitChanges   = 1 // -check found changes, or a fixture failed its checks
+	exitUsage     = 2 // bad flags, or refused to write under CI
+	exitCannotRun = 125
+)
+
+const usage = `usage: record [flags]
+
+Runs the selected fixtures and writes golden/NAME.golden (templated) and,
+for pinned fixtures, golden/NAME.system.md and golden/NAME.tools.json. Each
+file is reported as created, changed or unchanged. All fixtures are
+validated and checked (rebuild, permutation, uniformity) before anything is
+written; then every file is written to a temp file, synced and renamed, and
+a failure at any point restores the old files.
+
+Examples:
+  go run ./cmd/record                         record every fixture
+  go run ./cmd/record -run '^tool-order$'     record one fixture
+  go run ./cmd/record -check                  like gofmt -l: exit 1 if stale
+  go run ./cmd/record -prune                  also delete orphan golden files
+  go run ./cmd/record -run '^text-turn$' -o laptop.jsonl
+                                              full log, for replay diff
+
+With CI set (to anything but false or 0) it refuses to write golden files
+unless -force; -check and -o work anywhere.
+
+Exit status: 0 done, 1 -check found changes or a fixture failed its checks,
+2 usage error or refused under CI, 125 invalid fixture or I/O error.
+
+Flags:
+`
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("record", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	var (
+		opts    harness.Options
+		runExpr string
+		check   bool
+		force   bool
+		prune   bool
+		outFile string
+	)
+	fs.StringVar(&opts.Fixtures, "fixtures", "fixtures", "directory of fixture `DIR`/NAME.json")
+	fs.StringVar(&opts.Golden, "golden", "golden", "directory of golden `DIR`/NAME.golden and pin sidecars")
+	fs.StringVar(&runExpr, "run", "", "record only fixtures whose name matches `REGEX`")
+	fs.BoolVar(&check, "check", false, "write nothing; exit 1 if recording would change a file")
+	fs.BoolVar(&force, "force", false, "write even when CI is set")
+	fs.BoolVar(&prune, "prune", false, "delete golden files that belong to no fixture")
+	fs.StringVar(&outFile, "o", "", "write the full, untemplated log of the one fixture -run selects to `FILE`")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "record: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return exitUsage
+	}
+	if runExpr != "" {
+		re, err := regexp.Compile(runExpr)
+		if err != nil {
+			fmt.Fprintf(stderr, "record: -run: %v\n", err)
+			return exitUsage
+		}
+		opts.Run = re
+	}
+	if outFile != "" && (check || prune) {
+		fmt.Fprintln(stderr, "record: -o writes one log and cannot be combined with -check or -prune")
+		return exitUsage
+	}
+	ci := harness.InCI()
+	if ci != "" && !force && !check && outFile == "" {
+		fmt.Fprintf(stderr, "record: refusing to write golden files with CI=%s: golden files are recorded on purpose on a "+
+			"developer machine and reviewed; a CI run that records would make every replay pass. "+
+			"Use -check to see what would change, -o to save a log for comparison, or -force if you mean it.\n", ci)
+		return exitUsage
+	}
+	suite, err := harness.Load(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "record: cannot record: %v\n", err)
+		return exitCannotRun
+	}
+	if outFile != "" {
+		return writeLog(suite, outFile, stdout, stderr)
+	}
+	changes, failed, err := suite.Record(harness.RecordOptions{DryRun: check, Prune: prune})
+	for _, r := range failed {
+		for _, f := range r.Failures {
+			fmt.Fprintf(stderr, "%s: %s\n", r.Fixture, f)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "record: %v\n", err)
+		for _, r := range failed {
+			if r.Invalid() {
+				return exitCannotRun
+			}
+		}
+		if len(failed) > 0 {
+			return exitChanges
+		}
+		return exitCannotRun
+	}
+	counts := map[string]int{}
+	for _, c := range changes {
+		counts[c.Status]++
+		if check && c.Status == harness.Unchanged {
+			continue
+		}
+		verb := c.Status
+		if check {
+			verb = "would be " + c.Status
+		}
+		fmt.Fprintf(stdout, "%-9s %s\n", verb, c.File)
+	}
+	if !prune {
+		for _, orphan := range suite.Orphans() {
+			fmt.Fprintf(stdout, "orphan    %s (no fixture; -prune removes it)\n", orphan)
+		}
+	}
+	fmt.Fprintf(stdout, "%d created, %d changed, %d unchanged", counts[harness.Created], counts[harness.Changed], counts[harness.Unchanged])
+	if prune {
+		fmt.Fprintf(stdout, ", %d removed", counts[harness.Removed])
+	}
+	fmt.Fprintln(stdout)
+	if check && counts[harness.Created]+counts[harness.Changed]+counts[harness.Removed] > 0 {
+		return exitChanges
+	}
+	return exitOK
+}
+
+// writeLog writes the full log of the single selected fixture.
+func writeLog(suite *harness.Suite, file string, stdout, stderr io.Writer) int {
+	selected := suite.Fixtures()
+	if len(selected) != 1 {
+		names := make([]string, len(selected))
+		for i, f := range selected {
+			names[i] = f.Name
+		}
+		fmt.Fprintf(stderr, "record: -o needs a -run that selects exactly one fixture; it selects %d: %v\n", len(selected), names)
+		return exitUsage
+	}
+	out, res := suite.Check(selected[0])
+	if out == nil {
+		for _, f := range res.Failures {
+			fmt.Fprintf(stderr, "%s: %s\n", res.Fixture, f)
+		}
+		return exitCannotRun
+	}
+	for _, f := range res.Failures {
+		// The log is still worth comparing; say what is wrong with it.
+		fmt.Fprintf(stderr, "warning: %s: %s\n", res.Fixture, f)
+	}
+	abs, err := filepath.Abs(file)
+	if err == nil {
+		err = harness.WriteFiles([]harness.FileWrite{{Path: abs, Data: out.Log}}, nil)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "record: %v\n", err)
+		return exitCannotRun
+	}
+	fmt.Fprintf(stdout, "wrote %s (full log of %s, %d bytes)\n", file, res.Fixture, len(out.Log))
+	return exitOK
+}

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/headergold/headergold/harness"
+)
+
+func copyBundled(t *testing.T) (fixtures, golden string) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, sub := range []string{"fixtures", "golden"} {
+		if err := os.CopyFS(filepath.Join(dir, sub), os.DirFS(filepath.Join("..", "..", sub))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "fixtures"), filepath.Join(dir, "golden")
+}
+
+func record(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// snapshot maps each file of dir to its SHA-256 and fails on temp files.
+func snapshot(t *testing.T, dir string) map[string][32]byte {
+	t.Helper()
+	sums := map[string][32]byte{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if strings.Contains(d.Name(), ".tmp-") || strings.HasSuffix(d.Name(), ".headergold-old") {
+			t.Errorf("leftover %s", p)
+		}
+		b, _ := os.ReadFile(p)
+		sums[p] = sha256.Sum256(b)
+		return nil
+	})
+	return sums
+}
+
+func sameSnapshot(t *testing.T, a, b map[string][32]byte) {
+	t.Helper()
+	if len(a) != len(b) {
+		t.Errorf("%d files before, %d after", len(a), len(b))
+	}
+	for p, s := range a {
+		if b[p] != s {
+			t.Errorf("%s changed", p)
+		}
+	}
+}
+
+func TestRecordUnchangedAndCheck(t *testing.T) {
+	t.Setenv("CI", "")
+	fx, gd := copyBundled(t)
+	code, out, errs := record(t, "-fixtures", fx, "-golden", gd)
+	if code != exitOK || !strings.HasSuffix(out, "0 created, 0 changed, 15 unchanged\n") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, _ := record(t, "-fixtures", fx, "-golden", gd, "-check"); code != exitOK || strings.Contains(out, "would be") {
+		t.Errorf("-check on a clean tree: exit %d\n%s", code, out)
+	}
+	os.WriteFile(filepath.Join(gd, "resume.golden"), []byte("stale\n"), 0o644)
+	os.Remove(filepath.Join(gd, "tool-turn.golden"))
+	before := snapshot(t, gd)
+	code, out, _ = record(t, "-fixtures", fx, "-golden", gd, "-check")
+	if code != exitChanges || !strings.Contains(out, "would be changed "+filepath.Join(gd, "resume.golden")) ||
+		!strings.Contains(out, "would be created "+filepath.Join(gd, "tool-turn.golden")) {
+		t.Errorf("-check: exit %d\n%s", code, out)
+	}
+	sameSnapshot(t, before, snapshot(t, gd))
+	code, out, _ = record(t, "-fixtures", fx, "-golden", gd, "-run", "^(resume|tool-turn)$")
+	if code != exitOK || !strings.Contains(out, "changed   "+filepath.Join(gd, "resume.golden")) ||
+		!strings.Contains(out, "created   "+filepath.Join(gd, "tool-turn.golden")) || !strings.HasSuffix(out, "1 created, 1 changed, 0 unchanged\n") {
+		t.Errorf("record: exit %d\n%s", code, out)
+	}
+	for _, f := range []string{"resume.golden", "tool-turn.golden"} {
+		got, _ := os.ReadFile(filepath.Join(gd, f))
+		want, _ := os.ReadFile(filepath.Join("..", "..", "golden", f))
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs from the bundled recording", f)
+		}
+	}
+}
+
+func TestRecordRefusesUnderCI(t *testing.T) {
+	fx, gd := copyBundled(t)
+	os.Remove(filepath.Join(gd, "resume.golden"))
+	before := snapshot(t, gd)
+	for _, ci := range []string{"true", "1", "github"} {
+		t.Setenv("CI", ci)
+		code, _, errs := record(t, "-fixtures", fx, "-golden", gd)
+		if code != exitUsage || !strings.Contains(errs, "refusing to write golden files with CI="+ci) || !strings.Contains(errs, "-force") {
+			t.Errorf("CI=%s: exit %d, %q", ci, code, errs)
+		}
+		sameSnapshot(t, before, snapshot(t, gd))
+	}
+	for _, ci := range []string{"false", "0"} {
+		t.Setenv("CI", ci)
+		if code, _, _ := record(t, "-fixtures", fx, "-golden", gd, "-check"); code != exitChanges {
+			t.Errorf("CI=%s is not CI: -check exit %d", ci, code)
+		}
+	}
+	t.Setenv("CI", "true")
+	if code, out, _ := record(t, "-fixtures", fx, "-golden", gd, "-force"); code != exitOK || !strings.Contains(out, "created") {
+		t.Errorf("-force: exit %d\n%s", code, out)
+	}
+}
+
+func TestRecordOutputFile(t *testing.T) {
+	t.Setenv("CI", "true") // -o touches nothing in golden/, so CI may use it
+	fx, gd := copyBundled(t)
+	before := snapshot(t, gd)
+	file := filepath.Join(t.TempDir(), "ci.jsonl")
+	code, out, errs := record(t, "-fixtures", fx, "-golden", gd, "-run", "^text-turn$", "-o", file)
+	if code != exitOK || !strings.Contains(out, "wrote "+file) {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	log, _ := os.ReadFile(file)
+	if !bytes.Contains(log, []byte(`"tools":[{"name":"ask_user"`)) || bytes.Contains(log, []byte("<<tools>>")) {
+		t.Errorf("-o wrote a templated or empty log:\n%.300s", log)
+	}
+	sameSnapshot(t, before, snapshot(t, gd))
+	if code, _, errs := record(t, "-fixtures", fx, "-golden", gd, "-run", "text", "-o", file); code != exitUsage || !strings.Contains(errs, "exactly one") {
+		t.Errorf("two selected: exit %d %q", code, errs)
+	}
+}
+
+func TestRecordInvalidFixtureWritesNothing(t *testing.T) {
+	t.Setenv("CI", "")
+	fx, gd := copyBundled(t)
+	os.Remove(filepath.Join(gd, "resume.golden")) // something to write
+	os.WriteFile(filepath.Join(fx, "zz-bad.json"), []byte(`{"description":"x","turns":[{"user":"x","oops":1}]}`), 0o644)
+	before := snapshot(t, gd)
+	code, _, errs := record(t, "-fixtures", fx, "-golden", gd)
+	if code != exitCannotRun || !strings.Contains(errs, "zz-bad.json:1:") || !strings.Contains(errs, `unknown field "oops"`) {
+		t.Errorf("exit %d, %q", code, errs)
+	}
+	sameSnapshot(t, before, snapshot(t, gd))
+}
+
+func TestRecordAtomicOnFailure(t *testing.T) {
+	t.Setenv("CI", "")
+	fx, gd := copyBundled(t)
+	// Make every golden log stale, then put a directory where the last
+	// file to write goes: its rename fails after the others succeeded.
+	for _, name := range []string{"extends-text-turn", "resume", "tool-turn"} {
+		os.WriteFile(filepath.Join(gd, name+".golden"), []byte("stale "+name+"\n"), 0o644)
+	}
+	os.Remove(filepath.Join(gd, "unknown-tool-order.golden"))
+	os.Mkdir(filepath.Join(gd, "unknown-tool-order.golden"), 0o755)
+	os.WriteFile(filepath.Join(gd, "unknown-tool-order.golden", "x"), nil, 0o644)
+	before := snapshot(t, gd)
+	code, _, errs := record(t, "-fixtures", fx, "-golden", gd)
+	if code == exitOK || !strings.Contains(errs, "unknown-tool-order.golden") {
+		t.Fatalf("exit %d, %q", code, errs)
+	}
+	sameSnapshot(t, before, snapshot(t, gd))
+}
+
+func TestRecordOrphansAndPrune(t *testing.T) {
+	t.Setenv("CI", "")
+	fx, gd := copyBundled(t)
+	orphan := filepath.Join(gd, "gone.golden")
+	os.WriteFile(orphan, []byte("x\n"), 0o644)
+	code, out, _ := record(t, "-fixtures", fx, "-golden", gd)
+	if code != exitOK || !strings.Contains(out, "orphan    "+orphan) {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(orphan); err != nil {
+		t.Fatal("an orphan was deleted without -prune")
+	}
+	code, out, _ = record(t, "-fixtures", fx, "-golden", gd, "-prune")
+	if code != exitOK || !strings.Contains(out, "removed   "+orphan) || !strings.HasSuffix(out, ", 1 removed\n") {
+		t.Errorf("-prune: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(orphan); err == nil {
+		t.Error("-prune left the orphan")
+	}
+}
+
+func TestRecordUsage(t *testing.T) {
+	for _, args := range [][]string{{"-nope"}, {"-run", "("}, {"x"}, {"-o", "f", "-check"}} {
+		if code, _, _ := record(t, args...); code != exitUsage {
+			t.Errorf("%v: exit %d", args, code)
+		}
+	}
+	if code, _, errs := record(t, "-h"); code != exitOK || !strings.Contains(errs, "Examples:") {
+		t.Errorf("-h: exit %d", code)
+	}
+}
+
+// TestGoldieUpdateParity records the same fixtures with this command and
+// with GOLDIE_UPDATE=1 through harness.Test, and compares the bytes.
+func TestGoldieUpdateParity(t *testing.T) {
+	t.Setenv("CI", "")
+	fxA, gdA := copyBundled(t)
+	fxB, gdB := copyBundled(t)
+	for _, gd := range []string{gdA, gdB} {
+		os.RemoveAll(gd)
+	}
+	if code, out, errs := record(t, "-fixtures", fxA, "-golden", gdA); code != exitOK {
+		t.Fatalf("record: exit %d\n%s%s", code, out, errs)
+	}
+	t.Run("goldie", func(t *testing.T) {
+		t.Setenv("GOLDIE_UPDATE", "1")
+		harness.Test(t, harness.Options{Fixtures: fxB, Golden: gdB})
+	})
+	a, b := os.DirFS(gdA), os.DirFS(gdB)
+	entries, _ := fs.ReadDir(a, ".")
+	entriesB, _ := fs.ReadDir(b, ".")
+	if len(entries) != len(entriesB) || len(entries) < 15 {
+		t.Fatalf("%d files from record, %d from GOLDIE_UPDATE", len(entries), len(entriesB))
+	}
+	for _, e := range entries {
+		x, _ := fs.ReadFile(a, e.Name())
+		y, err := fs.ReadFile(b, e.Name())
+		if err != nil || !bytes.Equal(x, y) {
+			t.Errorf("%s differs between record and GOLDIE_UPDATE=1 (%v)", e.Name(), err)
+		}
+	}
+}

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyBundled copies the bundled fixtures and golden files to a temp dir.
+func copyBundled(t *testing.T) (fixtures, golden string) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, sub := range []string{"fixtures", "golden"} {
+		from, to := filepath.Join("..", "..", sub), filepath.Join(dir, sub)
+		if err := os.CopyFS(to, os.DirFS(from)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "fixtures"), filepath.Join(dir, "golden")
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func replay(t *testing.T, vars map[string]string, terminal bool, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, env{
+		stdin: strings.NewReader(""), stdout: &out, stderr: &errb, terminal: terminal,
+		getenv: func(k string) string { return vars[k] },
+	})
+	return result{code, out.String(), errb.String()}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+func TestBundledSuiteFromRepositoryRoot(t *testing.T) {
+	r := replay(t, nil, false, "-fixtures", "../../fixtures", "-golden", "../../golden", "-shuffle", "2")
+	if r.code != exitOK || !strings.HasSuffix(r.stdout, " passed, 0 failed\n") {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if n := strings.Count(r.stdout, "\nok   ") + strings.Count(r.stdout[:5], "ok   "); n < 13 {
+		t.Errorf("%d ok lines, want at least 13:\n%s", n, r.stdout)
+	}
+}
+
+func TestMismatchExitAndReport(t *testing.T) {
+	fx, gd := copyBundled(t)
+	path := filepath.Join(gd, "tool-turn.golden")
+	b, _ := os.ReadFile(path)
+	os.WriteFile(path, bytes.Replace(b, []byte(`"main.go\nmain_test.go"`), []byte(`"main.go"`), 1), 0o644)
+	r := replay(t, map[string]string{"GITHUB_ACTIONS": "true"}, false, "-fixtures", fx, "-golden", gd, "-shuffle", "0")
+	if r.code != exitMismatch {
+		t.Fatalf("exit %d, want 1\n%s", r.code, r.stdout)
+	}
+	for _, want := range []string{
+		"FAIL tool-turn",
+		"tool-turn.golden:6: [golden] event tool/result differs at data.output",
+		"reproduce: go run ./cmd/replay -seed",
+		"::error file=" + path + ",line=6::tool-turn: event tool/result differs at data.output",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if got := lastLine(r.stdout); got != "12 passed, 1 failed" {
+		t.Errorf("last line %q", got)
+	}
+}
+
+func TestGuardFindingFails(t *testing.T) {
+	fx, gd := copyBundled(t)
+	os.WriteFile(filepath.Join(gd, "ghost.golden"), []byte("\n"), 0o644)
+	r := replay(t, nil, false, "-fixtures", fx, "-golden", gd, "-shuffle", "0")
+	if r.code != exitMismatch || !strings.Contains(r.stdout, "ghost.golden: golden log with no fixture") {
+		t.Errorf("exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"-nope"}, {"-shard", "0/3"}, {"-shard", "4/3"}, {"-shard", "x"}, {"-run", "("}, {"extra"}, {"-shuffle", "-1"},
+	} {
+		if r := replay(t, nil, false, args...); r.code != exitUsage || r.stderr == "" {
+			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+	r := replay(t, nil, false, "-h")
+	if r.code != exitOK || !strings.Contains(r.stderr, "Examples:") || !strings.Contains(r.stderr, "git bisect run") {
+		t.Errorf("-h: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+func TestCannotTest(t *testing.T) {
+	fx, gd := copyBundled(t)
+	os.WriteFile(filepath.Join(fx, "broken.json"), []byte("{\n  \"description\": \"x\",\n}\n"), 0o644)
+	r := replay(t, nil, false, "-fixtures", fx, "-golden", gd)
+	if r.code != exitCannotRun || !strings.Contains(r.stderr, "broken.json:3:1") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = replay(t, nil, false, "-fixtures", filepath.Join(fx, "absent"))
+	if r.code != exitCannotRun {
+		t.Errorf("missing dir: exit %d", r.code)
+	}
+}
+
+func TestRunSelects(t *testing.T) {
+	r := replay(t, nil, false, "-fixtures", "../../fixtures", "-golden", "../../golden", "-shuffle", "0", "-run", "^(resume|tool-turn)$")
+	if r.code != exitOK || lastLine(r.stdout) != "2 passed, 0 failed" || !strings.Contains(r.stdout, "resume") {
+		t.Errorf("exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+type jsonLine struct {
+	Fixture  *string  `json:"fixture"`
+	Status   string   `json:"status"`
+	Seconds  *float64 `json:"seconds"`
+	Seed     *uint64  `json:"seed"`
+	Failures []struct {
+		Check, File, Path, Message string
+		Line                       int
+	} `json:"failures"`
+	Summary  bool      `json:"summary"`
+	Passed   *int      `json:"passed"`
+	Failed   *int      `json:"failed"`
+	Invalid  *int      `json:"invalid"`
+	Findings *[]string `json:"findings"`
+}
+
+func decodeJSONLines(t *testing.T, s string) []jsonLine {
+	t.Helper()
+	var out []jsonLine
+	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
+		var j jsonLine
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&j); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+func TestJSONSchema(t *testing.T) {
+	fx, gd := copyBundled(t)
+	os.Remove(filepath.Join(gd, "resume.golden"))
+	r := replay(t, nil, true, "-fixtures", fx, "-golden", gd, "-shuffle", "1", "-json")
+	if r.code != exitMismatch {
+		t.Fatalf("exit %d", r.code)
+	}
+	if strings.Contains(r.stdout, "\x1b[") {
+		t.Error("colour in -json output")
+	}
+	lines := decodeJSONLines(t, r.stdout)
+	sum := lines[len(lines)-1]
+	if !sum.Summary || sum.Passed == nil || *sum.Passed != len(lines)-2 || *sum.Failed != 1 || sum.Findings == nil {
+		t.Errorf("summary %+v", sum)
+	}
+	for _, l := range lines[:len(lines)-1] {
+		if l.Fixture == nil || l.Seconds == nil || l.Seed == nil || l.Failures == nil || l.Summary {
+			t.Errorf("fixture line %+v lacks a member", l)
+		}
+		if *l.Fixture == "resume" {
+			if l.Status != "fail" || len(l.Failures) != 1 || l.Failures[0].Check != "guard" || !strings.HasSuffix(l.Failures[0].File, "resume.golden") {
+				t.Errorf("resume: %+v", l)
+			}
+		} else if l.Status != "ok" {
+			t.Errorf("%s: %s", *l.Fixture, l.Status)
+		}
+	}
+}
+
+func TestShardsPartition(t *testing.T) {
+	all := map[string]int{}
+	for _, n := range []int{1, 2, 3, 5} {
+		seen := map[string]int{}
+		for i := 1; i <= n; i++ {
+			r := replay(t, nil, false, "-fixtures", "../../fixtures", "-golden", "../../golden", "-shuffle", "0", "-json",
+				"-shard", strings.Join([]string{itoa(i), itoa(n)}, "/"))
+			if r.code != exitOK {
+				t.Fatalf("shard %d/%d: exit %d", i, n, r.code)
+			}
+			for _, l := range decodeJSONLines(t, r.stdout) {
+				if l.Fixture != nil {
+					seen[*l.Fixture]++
+				}
+			}
+		}
+		if n == 1 {
+			all = seen
+		}
+		if len(seen) != len(all) {
+			t.Errorf("N=%d covers %d fixtures, want %d", n, len(seen), len(all))
+		}
+		for name, c := range seen {
+			if c != 1 {
+				t.Errorf("N=%d: %s in %d shards", n, name, c)
+			}
+		}
+	}
+	if len(all) < 13 {
+		t.Errorf("only %d fixtures", len(all))
+	}
+}
+
+func itoa(i int) string { return string(rune('0' + i)) }
+
+func TestColour(t *testing.T) {
+	args := []string{"-fixtures", "../../fixtures", "-golden", "../../golden", "-shuffle", "0", "-run", "^text-turn$"}
+	if r := replay(t, nil, true, args...); !strings.Contains(r.stdout, "\x1b[32mok") {
+		t.Errorf("no colour on a terminal: %q", r.stdout)
+	}
+	if r := replay(t, map[string]string{"NO_COLOR": "1"}, true, args...); strings.Contains(r.stdout, "\x1b[") {
+		t.Errorf("colour despite NO_COLOR: %q", r.stdout)
+	}
+	if r := replay(t, nil, false, args...); strings.Contains(r.stdout, "\x1b[") {
+		t.Errorf("colour without a terminal: %q", r.stdout)
+	}
+}
+
+func TestVerbosePrintsSeed(t *testing.T) {
+	r := replay(t, nil, false, "-fixtures", "../../fixtures", "-golden", "../../golden", "-shuffle", "1", "-seed", "42", "-v", "-run", "^resume$")
+	if !strings.HasPrefix(r.stdout, "seed 42 ") || !strings.Contains(r.stdout, "1 permutation runs match") {
+		t.Errorf("%s", r.stdout)
+	}
+}

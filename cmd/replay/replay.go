@@ -1,0 +1,310 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/headergold/headergold/harness"
+)
+
+const replayUsage = `usage: replay [flags]
+       replay diff [flags] A B
+
+Replays every fixture in -fixtures against its golden files in -golden:
+each request is rebuilt from its log prefix, the templated log and pinned
+sidecars are compared byte for byte, and -shuffle more runs register
+plugins and sections in seeded random and concurrent orders.
+
+Examples:
+  go run ./cmd/replay                          replay the bundled fixtures
+  go run ./cmd/replay -run '^tool-' -v         replay the tool-* fixtures
+  go run ./cmd/replay -shard 2/4 -json         the second of four CI shards
+  go run ./cmd/replay -seed 1234 -run '^resume$'   replay a reported failure
+  git bisect run go run ./cmd/replay -run '^text-turn$'
+  go run ./cmd/replay diff ci.jsonl laptop.jsonl   see 'replay diff -h'
+
+Exit status: 0 all match, 1 mismatch or guard failure, 2 usage error,
+125 cannot test (invalid fixture, unreadable file).
+
+Flags:
+`
+
+// replayFlags are the parsed flags of a replay.
+type replayFlags struct {
+	opts      harness.Options
+	shard     int // 1-based; 0 means no sharding
+	shards    int
+	json      bool
+	verbose   bool
+	colour    bool
+	annotated bool // GitHub Actions error annotations
+}
+
+func parseReplayFlags(args []string, e env) (*replayFlags, error) {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, replayUsage)
+		fs.PrintDefaults()
+	}
+	var (
+		rf      replayFlags
+		runExpr string
+		shard   string
+		shuffle int
+		seed    uint64
+	)
+	fs.StringVar(&rf.opts.Fixtures, "fixtures", "fixtures", "directory of fixture `DIR`/NAME.json")
+	fs.StringVar(&rf.opts.Golden, "golden", "golden", "directory of golden `DIR`/NAME.golden and pin sidecars")
+	fs.StringVar(&runExpr, "run", "", "replay only fixtures whose name matches `REGEX`")
+	fs.IntVar(&shuffle, "shuffle", harness.DefaultShuffle, "permutation runs per fixture (`N`, 0 disables)")
+	fs.Uint64Var(&seed, "seed", 0, "seed of the permutation runs (`N`; 0 picks one and prints it)")
+	fs.StringVar(&shard, "shard", "", "replay only shard `I/N` of the fixtures (by name hash, 1 <= I <= N)")
+	fs.BoolVar(&rf.json, "json", false, "print one JSON object per fixture, then a summary object")
+	fs.BoolVar(&rf.verbose, "v", false, "print the seed and every check of every fixture")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if runExpr != "" {
+		re, err := regexp.Compile(runExpr)
+		if err != nil {
+			return nil, fmt.Errorf("-run: %w", err)
+		}
+		rf.opts.Run = re
+	}
+	switch {
+	case shuffle < 0:
+		return nil, fmt.Errorf("-shuffle %d: want 0 or more", shuffle)
+	case shuffle == 0:
+		rf.opts.Shuffle = -1
+	default:
+		rf.opts.Shuffle = shuffle
+	}
+	rf.opts.Seed = seed
+	if shard != "" {
+		var err error
+		if rf.shard, rf.shards, err = parseShard(shard); err != nil {
+			return nil, err
+		}
+	}
+	rf.colour = e.terminal && e.getenv("NO_COLOR") == "" && !rf.json
+	rf.annotated = e.getenv("GITHUB_ACTIONS") == "true"
+	return &rf, nil
+}
+
+func parseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("-shard %q: want I/N with 1 <= I <= N", s)
+	}
+	return i, n, nil
+}
+
+// inShard partitions fixtures by a hash of their name, so a fixture's shard
+// never depends on which other fixtures exist.
+func inShard(name string, i, n int) bool {
+	h := fnv.New32a()
+	io.WriteString(h, name)
+	return int(h.Sum32()%uint32(n)) == i-1
+}
+
+// fixtureReport is the -json object of one fixture.
+type fixtureReport struct {
+	Fixture  string          `json:"fixture"`
+	Status   string          `json:"status"` // "ok", "fail" or "invalid"
+	Seconds  float64         `json:"seconds"`
+	Seed     uint64          `json:"seed"`
+	Failures []failureReport `json:"failures"`
+}
+
+type failureReport struct {
+	Check   string `json:"check"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Path    string `json:"path,omitempty"`
+	Message string `json:"message"`
+	Want    string `json:"want,omitempty"`
+	Got     string `json:"got,omitempty"`
+}
+
+// summaryReport is the last -json object.
+type summaryReport struct {
+	Summary  bool     `json:"summary"`
+	Passed   int      `json:"passed"`
+	Failed   int      `json:"failed"`
+	Invalid  int      `json:"invalid"`
+	Seed     uint64   `json:"seed"`
+	Findings []string `json:"findings"`
+}
+
+func runReplay(args []string, e env) int {
+	rf, err := parseReplayFlags(args, e)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "replay: %v\n", err)
+		return exitUsage
+	}
+	suite, err := harness.Load(rf.opts)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "replay: cannot test: %v\n", err)
+		return exitCannotRun
+	}
+	out := newPrinter(e, rf)
+	if rf.verbose {
+		out.linef("seed %d (replay the same orders with -seed %d)", suite.Seed(), suite.Seed())
+	}
+	passed, failed, invalid := 0, 0, 0
+	for _, f := range suite.Fixtures() {
+		if rf.shards > 0 && !inShard(f.Name, rf.shard, rf.shards) {
+			continue
+		}
+		res := suite.Replay(f)
+		switch {
+		case res.Invalid():
+			invalid++
+		case res.Passed():
+			passed++
+		default:
+			failed++
+		}
+		out.fixture(suite, res)
+	}
+	findings := suite.Findings()
+	out.findings(findings)
+	failed += len(findings)
+	out.summary(summaryReport{Summary: true, Passed: passed, Failed: failed, Invalid: invalid, Seed: suite.Seed(),
+		Findings: findingStrings(findings)})
+	switch {
+	case invalid > 0:
+		return exitCannotRun
+	case failed > 0:
+		return exitMismatch
+	}
+	return exitOK
+}
+
+func findingStrings(fs []harness.Finding) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.String()
+	}
+	return out
+}
+
+// printer writes the human or -json report.
+type printer struct {
+	e  env
+	rf *replayFlags
+	js *json.Encoder
+}
+
+func newPrinter(e env, rf *replayFlags) *printer {
+	p := &printer{e: e, rf: rf}
+	if rf.json {
+		p.js = json.NewEncoder(e.stdout)
+		p.js.SetEscapeHTML(false)
+	}
+	return p
+}
+
+func (p *printer) linef(format string, args ...any) {
+	if p.js == nil {
+		fmt.Fprintf(p.e.stdout, format+"\n", args...)
+	}
+}
+
+func (p *printer) paint(code, s string) string {
+	if !p.rf.colour {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+func (p *printer) fixture(s *harness.Suite, res *harness.Result) {
+	status := "ok"
+	switch {
+	case res.Invalid():
+		status = "invalid"
+	case !res.Passed():
+		status = "fail"
+	}
+	if p.js != nil {
+		r := fixtureReport{Fixture: res.Fixture, Status: status, Seconds: res.Elapsed.Seconds(), Seed: res.Seed,
+			Failures: []failureReport{}}
+		for _, f := range res.Failures {
+			fr := failureReport{Check: f.Check, File: f.File, Line: f.Line, Message: f.Msg}
+			if m := f.Mismatch; m != nil {
+				fr.Path, fr.Want, fr.Got = m.Path, m.Want, m.Got
+			}
+			r.Failures = append(r.Failures, fr)
+		}
+		p.js.Encode(r)
+	} else {
+		label := p.paint("32", "ok  ")
+		if status != "ok" {
+			label = p.paint("31", "FAIL")
+		}
+		fmt.Fprintf(p.e.stdout, "%s %-24s %.3fs\n", label, res.Fixture, res.Elapsed.Seconds())
+		for _, f := range res.Failures {
+			fmt.Fprintf(p.e.stdout, "    %s\n", strings.ReplaceAll(f.String(), "\n", "\n    "))
+		}
+		if !res.Passed() {
+			fmt.Fprintf(p.e.stdout, "    reproduce: go run ./cmd/replay -seed %d -run '^%s$'\n", res.Seed, res.Fixture)
+		}
+		if p.rf.verbose && res.Passed() {
+			fmt.Fprintf(p.e.stdout, "    rebuild, golden, sidecars and %d permutation runs match\n", max(0, p.rf.opts.Shuffle))
+		}
+	}
+	if p.rf.annotated {
+		for _, f := range res.Failures {
+			file, line := f.File, f.Line
+			if file == "" {
+				file = s.GoldenPath(res.Fixture)
+			}
+			fmt.Fprintf(p.e.stdout, "::error file=%s,line=%d::%s\n", file, max(line, 1), annotation(res.Fixture+": "+f.Msg))
+		}
+	}
+}
+
+// annotation escapes a message for a GitHub Actions workflow command.
+func annotation(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+func (p *printer) findings(fs []harness.Finding) {
+	for _, f := range fs {
+		p.linef("%s %s", p.paint("31", "FAIL"), f)
+		if p.rf.annotated {
+			fmt.Fprintf(p.e.stdout, "::error file=%s,line=1::%s\n", f.File, annotation(f.Msg))
+		}
+	}
+}
+
+func (p *printer) summary(s summaryReport) {
+	if p.js != nil {
+		if s.Findings == nil {
+			s.Findings = []string{}
+		}
+		p.js.Encode(s)
+		return
+	}
+	if s.Invalid > 0 {
+		fmt.Fprintf(p.e.stdout, "%d could not be tested\n", s.Invalid)
+	}
+	fmt.Fprintf(p.e.stdout, "%d passed, %d failed\n", s.Passed, s.Failed+s.Invalid)
+}

@@ -1,0 +1,134 @@
+package harness
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestWriteFilesAllOrNothing(t *testing.T) {
+	for _, tc := range []struct {
+		step string
+		at   int
+	}{{"write", 0}, {"write", 2}, {"rename", 0}, {"rename", 1}, {"rename", 2}} {
+		t.Run(tc.step+"-"+string(rune('0'+tc.at)), func(t *testing.T) {
+			dir := t.TempDir()
+			old := map[string]string{"a.golden": "old a\n", "b.golden": "old b\n"} // c.golden is new
+			for name, body := range old {
+				writeFile(t, filepath.Join(dir, name), body)
+			}
+			files := []FileWrite{
+				{filepath.Join(dir, "a.golden"), []byte("new a\n")},
+				{filepath.Join(dir, "b.golden"), []byte("new b\n")},
+				{filepath.Join(dir, "c.golden"), []byte("new c\n")},
+			}
+			injected := errors.New("injected")
+			err := WriteFiles(files, func(step string, i int) error {
+				if step == tc.step && i == tc.at {
+					return injected
+				}
+				return nil
+			})
+			if !errors.Is(err, injected) {
+				t.Fatalf("err = %v, want the injected failure", err)
+			}
+			entries, _ := os.ReadDir(dir)
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			if !slices.Equal(names, []string{"a.golden", "b.golden"}) {
+				t.Errorf("files after failure = %v, want only the old ones (no temp, no backup, no c.golden)", names)
+			}
+			for name, body := range old {
+				if got := string(readFile(t, filepath.Join(dir, name))); got != body {
+					t.Errorf("%s = %q, want the old %q", name, got, body)
+				}
+			}
+		})
+	}
+}
+
+func TestWriteFilesRealFailure(t *testing.T) {
+	// A directory where the last file should go makes its rename fail after
+	// the others were renamed: they must be rolled back.
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.golden"), "old a\n")
+	if err := os.Mkdir(filepath.Join(dir, "z.golden"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "z.golden", "keep"), "x")
+	err := WriteFiles([]FileWrite{
+		{filepath.Join(dir, "a.golden"), []byte("new a\n")},
+		{filepath.Join(dir, "b.golden"), []byte("new b\n")},
+		{filepath.Join(dir, "z.golden"), []byte("new z\n")},
+	}, nil)
+	if err == nil || !strings.Contains(err.Error(), "z.golden") {
+		t.Fatalf("err = %v, want a failure naming z.golden", err)
+	}
+	if got := string(readFile(t, filepath.Join(dir, "a.golden"))); got != "old a\n" {
+		t.Errorf("a.golden = %q after rollback", got)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
+
+func TestWriteFilesSuccess(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.golden"), "old\n")
+	err := WriteFiles([]FileWrite{{filepath.Join(dir, "a.golden"), []byte("new\n")}, {filepath.Join(dir, "b.golden"), []byte("b\n")}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 || string(readFile(t, filepath.Join(dir, "a.golden"))) != "new\n" {
+		t.Errorf("entries %v", entries)
+	}
+}
+
+func TestRecordStatusesAndPrune(t *testing.T) {
+	opts := copyBundled(t)
+	opts.Shuffle = -1
+	writeFile(t, filepath.Join(opts.Golden, "orphan.golden"), "x\n")
+	path := filepath.Join(opts.Golden, "tool-turn.golden")
+	writeFile(t, path, "stale\n")
+	if err := os.Remove(filepath.Join(opts.Golden, "resume.golden")); err != nil {
+		t.Fatal(err)
+	}
+	s := mustLoad(t, opts)
+	dry, _, err := s.Record(RecordOptions{DryRun: true, Prune: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := map[string]string{}
+	for _, c := range dry {
+		status[filepath.Base(c.File)] = c.Status
+	}
+	want := map[string]string{"tool-turn.golden": Changed, "resume.golden": Created, "orphan.golden": Removed,
+		"text-turn.golden": Unchanged, "text-turn.system.md": Unchanged}
+	for f, st := range want {
+		if status[f] != st {
+			t.Errorf("%s: %q, want %q", f, status[f], st)
+		}
+	}
+	if string(readFile(t, path)) != "stale\n" {
+		t.Fatal("a dry run wrote")
+	}
+	if _, _, err := s.Record(RecordOptions{Prune: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(opts.Golden, "orphan.golden")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("orphan not pruned")
+	}
+	again := mustLoad(t, opts)
+	for _, f := range again.Fixtures() {
+		if res := again.Replay(f); !res.Passed() {
+			t.Errorf("%s after record: %v", f.Name, res.Failures)
+		}
+	}
+}
