@@ -25,6 +25,9 @@ import (
 // tool list differs from the one before it, laid out as
 // JSON.stringify(x, null, 2) lays it out. Both files end with a newline.
 
+// markerPrefix starts the line before each later system prompt.
+const markerPrefix = "<!-- headergold: header "
+
 // headerEvent is one request/header event of a full log.
 type headerEvent struct {
 	index      int // 1-based over header events
@@ -91,7 +94,7 @@ func Sidecars(log []byte) (systemMD, toolsJSON []byte, err error) {
 			tools = append(tools, `,"changes":[`...)
 		} else {
 			if sys.String() != prevSystem {
-				md = fmt.Appendf(md, "\n<!-- headergold: header %d (%s, turn %d, step %d) -->\n\n", e.index, e.reason, e.turn, e.step)
+				md = fmt.Appendf(md, "\n%s%d (%s, turn %d, step %d) -->\n\n", markerPrefix, e.index, e.reason, e.turn, e.step)
 				md = append(md, sys.String()...)
 				md = append(md, '\n')
 			}

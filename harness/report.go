@@ -39,6 +39,14 @@ const windowSize = 48
 // returns nil when they are equal. Lines are compared first, then, for JSON
 // lines, members in document order.
 func compareFile(file string, want, got []byte) *Mismatch {
+	m := compareBytes(file, want, got)
+	if m != nil && m.Path == "" && m.Want != "" && m.Got != "" && strings.HasSuffix(file, ".system.md") {
+		return systemMismatch(m, want)
+	}
+	return m
+}
+
+func compareBytes(file string, want, got []byte) *Mismatch {
 	if bytes.Equal(want, got) {
 		return nil
 	}
@@ -87,6 +95,23 @@ func lineMismatch(file string, n int, want, got []byte) *Mismatch {
 		return m
 	}
 	m.Reason = fmt.Sprintf("line differs at byte %d", at)
+	return m
+}
+
+// systemMismatch names the header whose system text differs in a
+// NAME.system.md sidecar: each later header starts after a marker line.
+func systemMismatch(m *Mismatch, want []byte) *Mismatch {
+	header := 1
+	for i, line := range splitLines(want) {
+		if i+1 >= m.Line {
+			break
+		}
+		if bytes.HasPrefix(line, []byte(markerPrefix)) {
+			header++
+		}
+	}
+	m.Path = "system"
+	m.Reason = fmt.Sprintf("the system prompt of header %d differs: %s", header, m.Reason)
 	return m
 }
 
