@@ -1,0 +1,148 @@
+// Package stability measures how a task's tool-call order and outcome vary
+// over several session logs of it: other hosts, other model versions, other
+// runs. An order that changes while the outcome holds is robust; an order
+// that holds while the outcome changes is brittle.
+package stability
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Run is what one session log says about the task.
+type Run struct {
+	Name    string            // the log's file name
+	Order   []string          // executed tool calls, by tool name, in log order
+	Results map[string]string // the last output of each tool
+	Answer  string            // the text of the last assistant message
+}
+
+// orderKey and outcomeKey make runs comparable.
+func (r Run) orderKey() string { return strings.Join(r.Order, "\x00") }
+
+func (r Run) outcomeKey() string {
+	b, _ := json.Marshal(struct {
+		Results map[string]string // encoding/json sorts map keys
+		Answer  string
+	}{r.Results, r.Answer})
+	return string(b)
+}
+
+// ReadRun reads a session log (full or templated): tool/result events give
+// the order and results, assistant/message events the answer. Errors name
+// the 1-based line.
+func ReadRun(name string, r io.Reader) (Run, error) {
+	run := Run{Name: name, Results: map[string]string{}}
+	br := bufio.NewReader(r)
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		if len(strings.TrimSpace(string(line))) > 0 {
+			if !gjson.ValidBytes(line) {
+				return Run{}, fmt.Errorf("%s:%d: invalid JSON", name, n)
+			}
+			ev := gjson.ParseBytes(line)
+			data := ev.Get("data")
+			switch ev.Get("type").String() {
+			case "tool/result":
+				tool := data.Get("name").String()
+				run.Order = append(run.Order, tool)
+				run.Results[tool] = data.Get("output").String()
+			case "assistant/message":
+				if t := data.Get("text"); t.Exists() {
+					run.Answer = t.String()
+				}
+			}
+		}
+		if err == io.EOF {
+			return run, nil
+		}
+		if err != nil {
+			return Run{}, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+}
+
+// Quadrants of a report.
+const (
+	StableRobust  = "stable and robust"
+	Robust        = "robust"            // the order varies, the outcome holds
+	StableBrittle = "stable but brittle" // the order holds, the outcome varies
+	Neither       = "neither"
+)
+
+// Report summarises several runs of one task.
+type Report struct {
+	Runs       int         `json:"runs"`
+	Threshold  float64     `json:"threshold"`
+	Stability  float64     `json:"stability"`  // share of runs with the most common order
+	Robustness float64     `json:"robustness"` // share of runs with the most common outcome
+	Quadrant   string      `json:"quadrant"`
+	Order      []string    `json:"order"`         // the most common order
+	Orders     int         `json:"orders"`        // distinct orders seen
+	Outcomes   int         `json:"outcomes"`      // distinct outcomes seen
+	PerRun     []RunReport `json:"logs"`
+}
+
+// RunReport says how one run compares with the most common ones.
+type RunReport struct {
+	Name           string   `json:"file"`
+	Order          []string `json:"order"`
+	OrderMatches   bool     `json:"orderMatches"`
+	OutcomeMatches bool     `json:"outcomeMatches"`
+}
+
+// Analyze compares the runs. A share at or above threshold counts as
+// stable (order) or robust (outcome).
+func Analyze(runs []Run, threshold float64) Report {
+	orderKey, orderCount, orders := mostCommon(runs, Run.orderKey)
+	outcomeKey, outcomeCount, outcomes := mostCommon(runs, Run.outcomeKey)
+	rep := Report{Runs: len(runs), Threshold: threshold, Orders: orders, Outcomes: outcomes, Order: []string{}}
+	if len(runs) == 0 {
+		rep.Quadrant = Neither
+		return rep
+	}
+	rep.Stability = float64(orderCount) / float64(len(runs))
+	rep.Robustness = float64(outcomeCount) / float64(len(runs))
+	for _, r := range runs {
+		if r.orderKey() == orderKey && len(rep.Order) == 0 && r.Order != nil {
+			rep.Order = slices.Clone(r.Order)
+		}
+		rep.PerRun = append(rep.PerRun, RunReport{Name: r.Name, Order: append([]string{}, r.Order...),
+			OrderMatches: r.orderKey() == orderKey, OutcomeMatches: r.outcomeKey() == outcomeKey})
+	}
+	stable, robust := rep.Stability >= threshold, rep.Robustness >= threshold
+	switch {
+	case stable && robust:
+		rep.Quadrant = StableRobust
+	case robust:
+		rep.Quadrant = Robust
+	case stable:
+		rep.Quadrant = StableBrittle
+	default:
+		rep.Quadrant = Neither
+	}
+	return rep
+}
+
+// mostCommon returns the most frequent key (ties: the smallest key), its
+// count and the number of distinct keys.
+func mostCommon(runs []Run, key func(Run) string) (string, int, int) {
+	counts := map[string]int{}
+	for _, r := range runs {
+		counts[key(r)]++
+	}
+	best, n := "", 0
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		if counts[k] > n {
+			best, n = k, counts[k]
+		}
+	}
+	return best, n, len(counts)
+}

@@ -1,0 +1,128 @@
+package stability
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// logOf writes a small session log: the tools run in order with their
+// outputs, then the final answer.
+func logOf(answer string, calls ...[2]string) string {
+	var b strings.Builder
+	b.WriteString(`{"type":"turn/start","data":{"turn":1}}` + "\n")
+	for i, c := range calls {
+		fmt.Fprintf(&b, `{"type":"assistant/message","data":{"turn":1,"step":%d,"toolCalls":[{"id":"c%d","name":%q,"arguments":{}}]}}`+"\n", i+1, i, c[0])
+		fmt.Fprintf(&b, `{"type":"tool/result","data":{"turn":1,"step":%d,"callId":"c%d","name":%q,"output":%q}}`+"\n", i+1, i, c[0], c[1])
+	}
+	fmt.Fprintf(&b, `{"type":"assistant/message","data":{"turn":1,"step":%d,"text":%q}}`+"\n", len(calls)+1, answer)
+	return b.String()
+}
+
+var (
+	create = [2]string{"create_issue", "#12"}
+	notify = [2]string{"notify", "sent"}
+	fail   = [2]string{"notify", "error: no issue"}
+)
+
+func runsOf(t *testing.T, logs ...string) []Run {
+	t.Helper()
+	var runs []Run
+	for i, l := range logs {
+		r, err := ReadRun(fmt.Sprintf("run-%d", i+1), strings.NewReader(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	return runs
+}
+
+func TestQuadrants(t *testing.T) {
+	good := logOf("Created #12 and notified.", create, notify)
+	swapped := logOf("Created #12 and notified.", notify, create) // other order, same final results and answer
+	brittle := logOf("Could not notify.", create, fail)
+	other := logOf("Could not notify.", notify, fail)
+	for _, tc := range []struct {
+		name             string
+		logs             []string
+		quadrant         string
+		stability, robus float64
+	}{
+		{"stable and robust", []string{good, good, good, good}, StableRobust, 1, 1},
+		{"robust", []string{good, swapped, good, swapped, good}, Robust, 0.6, 1},
+		{"stable but brittle", []string{good, good, brittle, good, brittle}, StableBrittle, 1, 0.6},
+		{"neither", []string{good, swapped, brittle, other}, Neither, 0.5, 0.5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			thr := 0.8
+			if tc.name == "stable but brittle" || tc.name == "robust" {
+				thr = 0.9 // 0.6 is below it; 1.0 above
+			}
+			rep := Analyze(runsOf(t, tc.logs...), thr)
+			if rep.Quadrant != tc.quadrant || rep.Stability != tc.stability || rep.Robustness != tc.robus {
+				t.Errorf("got %s (stability %.2f, robustness %.2f), want %s (%.2f, %.2f)",
+					rep.Quadrant, rep.Stability, rep.Robustness, tc.quadrant, tc.stability, tc.robus)
+			}
+		})
+	}
+}
+
+func TestMostCommonOrderAndPerRun(t *testing.T) {
+	good := logOf("ok", create, notify)
+	swapped := logOf("ok", notify, create)
+	rep := Analyze(runsOf(t, swapped, good, good), 0.5)
+	if !slices.Equal(rep.Order, []string{"create_issue", "notify"}) || rep.Orders != 2 || rep.Outcomes != 1 {
+		t.Errorf("report %+v", rep)
+	}
+	if rep.PerRun[0].OrderMatches || !rep.PerRun[1].OrderMatches || !rep.PerRun[0].OutcomeMatches {
+		t.Errorf("per run %+v", rep.PerRun)
+	}
+}
+
+func TestMainCommand(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for i, l := range []string{logOf("ok", create, notify), logOf("ok", notify, create), logOf("ok", create, notify)} {
+		p := filepath.Join(dir, fmt.Sprintf("r%d.jsonl", i))
+		os.WriteFile(p, []byte(l), 0o644)
+		files = append(files, p)
+	}
+	var out, errb bytes.Buffer
+	if code := Main(append([]string{"-json", "-threshold", "0.9"}, files...), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var rep Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Quadrant != Robust || rep.Runs != 3 || len(rep.PerRun) != 3 {
+		t.Errorf("%+v", rep)
+	}
+	out.Reset()
+	if code := Main(files, &out, &errb); code != 0 || !strings.Contains(out.String(), "quadrant: robust\n") {
+		t.Errorf("text: exit %d\n%s", code, out.String())
+	}
+	if !strings.Contains(out.String(), "ordering stability  0.67") || !strings.Contains(out.String(), "outcome robustness  1.00") {
+		t.Errorf("text report:\n%s", out.String())
+	}
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(logOf("ok")+"{oops\n"), 0o644)
+	errb.Reset()
+	if code := Main([]string{files[0], bad}, &out, &errb); code != 125 || !strings.Contains(errb.String(), "bad.jsonl:3") {
+		t.Errorf("invalid log: exit %d, %q", code, errb.String())
+	}
+	for _, args := range [][]string{{files[0]}, {"-threshold", "0", files[0], files[1]}, {"-nope"}} {
+		if code := Main(args, &out, &errb); code != 2 {
+			t.Errorf("%v: exit %d", args, code)
+		}
+	}
+	if code := Main([]string{files[0], filepath.Join(dir, "missing")}, &out, &errb); code != 125 {
+		t.Errorf("missing file: exit %d", code)
+	}
+}
