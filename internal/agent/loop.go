@@ -52,8 +52,9 @@ type Agent struct {
 	mu             sync.Mutex
 	proj           Projector
 	turn           int
-	resumed        bool // the log held events when this instance started
-	loggedInstance bool // this instance has logged a header
+	resumed        bool   // the log held events when this instance started
+	loggedInstance bool   // this instance has logged a header
+	hbuf           []byte // scratch for the assembled header's bytes
 }
 
 // New builds the system-prompt service from cfg and an agent around it.
@@ -158,7 +159,10 @@ func (a *Agent) fail(turn int, err error) error {
 // force, or when it is this instance's first header on a resumed log.
 func (a *Agent) logHeader(turn, step int, h *assembler.Header) {
 	var reason string
-	raw := h.AppendJSON(nil)
+	// The header is compared with the one in force at every step; reuse
+	// one buffer for its bytes (emit copies them into the line).
+	a.hbuf = h.AppendJSON(a.hbuf[:0])
+	raw := a.hbuf
 	switch {
 	case a.proj.header == nil:
 		reason = ReasonInitial

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -23,39 +25,59 @@ type Projector struct {
 	header   []byte // raw header object in force
 	messages []byte // comma-separated message objects
 	count    int    // number of messages
+	// borrow lets header alias the line it came from instead of copying
+	// it. Only Rebuild and CheckRebuild set it: they fold a log they hold
+	// for the whole fold and copy the request out before returning.
+	borrow bool
 }
 
 // Apply folds one event line (with or without its newline) into the
-// projection. Lines that do not touch the request are ignored.
+// projection. Lines that do not touch the request are ignored; a line that
+// touches it but lacks a member the request needs is an error.
 func (p *Projector) Apply(line []byte) error {
 	line = bytes.TrimSuffix(line, []byte("\n"))
-	v := gjson.ParseBytes(line)
-	data := v.Get("data")
-	switch v.Get("type").String() {
+	s := view(line)
+	// The type is read on its own first, and every member by its own
+	// path: a request/header line holds the whole header, which a parse of
+	// the whole line would copy and scan past twice.
+	switch typ := gjson.Get(s, "type").String(); typ {
 	case TypeRequestHeader:
-		h := data.Get("header")
+		h := gjson.Get(s, "data.header")
 		if !h.IsObject() {
 			return errors.New("request/header event without a header object")
 		}
-		p.header = append(p.header[:0], h.Raw...)
+		if end := h.Index + len(h.Raw); p.borrow && h.Index > 0 && end <= len(line) {
+			p.header = line[h.Index:end:end]
+		} else {
+			p.header = append(p.header[:0], h.Raw...)
+		}
 	case TypeUserMessage:
-		p.message(`{"role":"user","content":`, data.Get("content").Raw, `}`)
+		c := gjson.Get(s, "data.content")
+		if c.Type != gjson.String {
+			return fmt.Errorf("%s event without a string content", typ)
+		}
+		p.message(`{"role":"user","content":`, c.Raw, `}`)
 	case TypeAssistantMessage:
 		p.open(`{"role":"assistant"`)
-		if t := data.Get("text"); t.Exists() {
+		if t := gjson.Get(s, "data.text"); t.Exists() {
 			p.messages = append(p.messages, `,"content":`...)
 			p.messages = append(p.messages, t.Raw...)
 		}
-		if c := data.Get("toolCalls"); c.Exists() {
+		if c := gjson.Get(s, "data.toolCalls"); c.Exists() {
 			p.messages = append(p.messages, `,"toolCalls":`...)
 			p.messages = append(p.messages, c.Raw...)
 		}
 		p.messages = append(p.messages, '}')
 	case TypeToolResult:
+		data := gjson.Get(s, "data")
+		id, out := data.Get("callId"), data.Get("output")
+		if id.Type != gjson.String || out.Type != gjson.String {
+			return fmt.Errorf("%s event without a string callId and output", typ)
+		}
 		p.open(`{"role":"tool","callId":`)
-		p.messages = append(p.messages, data.Get("callId").Raw...)
+		p.messages = append(p.messages, id.Raw...)
 		p.messages = append(p.messages, `,"content":`...)
-		p.messages = append(p.messages, data.Get("output").Raw...)
+		p.messages = append(p.messages, out.Raw...)
 		if data.Get("error").Bool() {
 			p.messages = append(p.messages, `,"isError":true`...)
 		}
@@ -63,6 +85,10 @@ func (p *Projector) Apply(line []byte) error {
 	}
 	return nil
 }
+
+// view returns b as a string without copying it. The string must not
+// outlive the call that made it: Apply copies every byte it keeps.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 func (p *Projector) open(prefix string) {
 	if p.count > 0 {
@@ -87,6 +113,7 @@ func (p *Projector) AppendRequest(dst []byte) ([]byte, error) {
 	if len(p.header) < 2 {
 		return dst, errors.New("no request/header in force")
 	}
+	dst = slices.Grow(dst, len(p.header)+len(p.messages)+len(`,"messages":[]`))
 	dst = append(dst, p.header[:len(p.header)-1]...) // without the closing brace
 	dst = append(dst, `,"messages":[`...)
 	dst = append(dst, p.messages...)
@@ -96,7 +123,7 @@ func (p *Projector) AppendRequest(dst []byte) ([]byte, error) {
 // Rebuild returns the exact bytes of the request that follows the log prefix:
 // a pure function of the prefix. Errors name the 1-based line.
 func Rebuild(prefix []byte) ([]byte, error) {
-	var p Projector
+	p := Projector{borrow: true}
 	err := forEachLine(prefix, func(n int, line []byte) error {
 		if err := p.Apply(line); err != nil {
 			return fmt.Errorf("line %d: %w", n, err)
@@ -113,27 +140,39 @@ func Rebuild(prefix []byte) ([]byte, error) {
 // the request rebuilt from the lines before the step's dispatch equals the
 // corresponding request in received, byte for byte. A step's request is
 // rebuilt from the prefix ending just before its assistant/message (or, for
-// a step whose adapter call failed, its step/end). It returns nil when all
+// a step whose adapter call failed, its step/end); a log that ends before
+// its last step's dispatch ends that step's prefix. It returns nil when all
 // match and the counts agree.
 func CheckRebuild(log []byte, received [][]byte) error {
-	var p Projector
+	p := Projector{borrow: true}
 	step := 0
 	pending := false // a step/start without its dispatch yet
 	var mismatch error
+	lines := 0
+	// check compares the request of the pending step, whose dispatch
+	// prefix is everything folded so far, with what the adapter received.
+	check := func(n int) error {
+		pending = false
+		if mismatch != nil {
+			return nil
+		}
+		want, err := p.AppendRequest(nil)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+		if step > len(received) {
+			mismatch = fmt.Errorf("step %d (before line %d): the adapter received only %d requests", step, n, len(received))
+		} else if got := received[step-1]; !bytes.Equal(want, got) {
+			mismatch = &RebuildError{Step: step, Line: n, Want: want, Got: bytes.Clone(got)}
+		}
+		return nil
+	}
 	err := forEachLine(log, func(n int, line []byte) error {
+		lines = n
 		typ := gjson.GetBytes(line, "type").String()
 		if pending && (typ == TypeAssistantMessage || typ == TypeStepEnd) {
-			pending = false
-			if mismatch == nil {
-				want, err := p.AppendRequest(nil)
-				if err != nil {
-					return fmt.Errorf("line %d: %w", n, err)
-				}
-				if step > len(received) {
-					mismatch = fmt.Errorf("step %d (before line %d): the adapter received only %d requests", step, n, len(received))
-				} else if got := received[step-1]; !bytes.Equal(want, got) {
-					mismatch = &RebuildError{Step: step, Line: n, Want: want, Got: bytes.Clone(got)}
-				}
+			if err := check(n); err != nil {
+				return err
 			}
 		}
 		if typ == TypeStepStart {
@@ -144,6 +183,14 @@ func CheckRebuild(log []byte, received [][]byte) error {
 	})
 	if err != nil {
 		return err
+	}
+	// A log that ends between a step/start and its dispatch (a crash, a
+	// cut copy) still determines that step's request: compare it when the
+	// adapter received one, rather than waving it through.
+	if pending && step <= len(received) {
+		if err := check(lines + 1); err != nil {
+			return err
+		}
 	}
 	if mismatch != nil {
 		return mismatch

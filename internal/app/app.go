@@ -8,10 +8,16 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/headergold/headergold/internal/agent"
 	"github.com/headergold/headergold/internal/assembler"
+	"github.com/tidwall/gjson"
 )
 
 // Row is one app config row, as stored in an app's configuration file.
@@ -21,7 +27,9 @@ type Row struct {
 	ToolOrder assembler.ToolOrder `json:"toolOrder,omitzero"`
 }
 
-// DecodeRow reads a row strictly: unknown members are errors.
+// DecodeRow reads a row strictly: the row is one JSON object; unknown
+// members, members spelled in another case and members given twice are
+// errors, and so is anything after the object.
 func DecodeRow(b []byte) (Row, error) {
 	var r Row
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -29,8 +37,46 @@ func DecodeRow(b []byte) (Row, error) {
 	if err := dec.Decode(&r); err != nil {
 		return Row{}, fmt.Errorf("app config row: %w", err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Row{}, errors.New("app config row: data after the row object")
+	}
+	// encoding/json matches member names case-insensitively and lets a
+	// repeated member override an earlier one ({"toolOrder":[…],
+	// "toolOrder":null} would silently be absent): check the spelling and
+	// uniqueness of every member.
+	root := gjson.ParseBytes(b)
+	if !root.IsObject() {
+		return Row{}, errors.New("app config row: not a JSON object")
+	}
+	var bad error
+	seen := make(map[string]bool, len(rowMembers))
+	root.ForEach(func(k, _ gjson.Result) bool {
+		name := k.String()
+		switch {
+		case !slices.Contains(rowMembers, name):
+			bad = fmt.Errorf("app config row: unknown member %q (members: %s; names are case-sensitive)", name, strings.Join(rowMembers, ", "))
+		case seen[name]:
+			bad = fmt.Errorf("app config row: member %q given twice", name)
+		}
+		seen[name] = true
+		return bad == nil
+	})
+	if bad != nil {
+		return Row{}, bad
+	}
 	return r, nil
 }
+
+// rowMembers are the JSON member names of a Row, from its field tags.
+var rowMembers = func() []string {
+	var names []string
+	rt := reflect.TypeFor[Row]()
+	for i := range rt.NumField() {
+		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+		names = append(names, name)
+	}
+	return names
+}()
 
 // core converts a row into the agent core's config. It is the single place
 // where the row's fields cross into the core.

@@ -1,0 +1,262 @@
+package agent_test
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/headergold/headergold/internal/agent"
+	"github.com/headergold/headergold/internal/assembler"
+)
+
+// The benchmark scenario: one turn of 50 steps (49 tool-call replies, then
+// text) against a header of 200 tools from 20 providers.
+const (
+	benchSteps = 50
+	benchTools = 200
+)
+
+// benchProviders returns 20 providers of 10 tools each, with names in a
+// scrambled (but fixed) registration order and realistic schemas.
+func benchProviders() []provider {
+	rng := rand.New(rand.NewPCG(1, 2))
+	perm := rng.Perm(benchTools)
+	provs := make([]provider, 0, benchTools/10)
+	for p := range benchTools / 10 {
+		pr := provider{name: fmt.Sprintf("plugin_%02d", p)}
+		for _, i := range perm[p*10 : p*10+10] {
+			pr.tools = append(pr.tools, assembler.Tool{
+				Name:        fmt.Sprintf("tool_%03d", i),
+				Description: fmt.Sprintf("Tool number %d: does one thing well, reads its arguments and returns text.", i),
+				Parameters: []byte(fmt.Sprintf(`{"type":"object","properties":{"path":{"type":"string","description":"A path."},`+
+					`"limit":{"type":"integer","minimum":1,"maximum":%d}},"required":["path"]}`, 100+i)),
+			})
+		}
+		provs = append(provs, pr)
+	}
+	return provs
+}
+
+// benchScript returns the replies and tool results of the 50-step turn.
+func benchScript() *agent.Scripted {
+	sc := agent.NewScripted()
+	for s := 1; s < benchSteps; s++ {
+		id := fmt.Sprintf("call_%02d", s)
+		sc.Push(toolsReply(call(id, fmt.Sprintf("tool_%03d", s*3), fmt.Sprintf(`{"path":"src/file_%02d.go","limit":%d}`, s, s))))
+		sc.SetResult(id, agent.ToolResult{Output: strings.Repeat(fmt.Sprintf("line %d of the output\n", s), 4)})
+	}
+	sc.Push(text("All done."))
+	return sc
+}
+
+// benchAgent builds the agent with every tool registered.
+func benchAgent(tb testing.TB, provs []provider, sc *agent.Scripted) *agent.Agent {
+	a := newAgent(tb, agent.Config{Persona: "You are a careful coding agent. " + strings.Repeat("Be precise. ", 20), Model: "m-1"},
+		agent.Options{Adapter: sc, MaxSteps: benchSteps})
+	for _, p := range provs {
+		mustProvider(tb, a.Service(), p.name, p.tools...)
+	}
+	mustSection(tb, a.Service(), assembler.Section{ID: "rules", Order: 10, Text: strings.Repeat("Answer briefly. ", 30)})
+	return a
+}
+
+// benchSession records the 50-step turn once.
+func benchSession(tb testing.TB) (*agent.Agent, session) {
+	sc := benchScript()
+	a := benchAgent(tb, benchProviders(), sc)
+	run(tb, a, "Refactor the package.")
+	s := session{log: a.Log().Bytes(), reqs: sc.Requests()}
+	if len(s.reqs) != benchSteps {
+		tb.Fatalf("%d requests, want %d", len(s.reqs), benchSteps)
+	}
+	return a, s
+}
+
+// BenchmarkTurn runs the whole 50-step turn: time and log bytes per step.
+func BenchmarkTurn(b *testing.B) {
+	provs := benchProviders()
+	var logLen int
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		sc := benchScript()
+		a := benchAgent(b, provs, sc)
+		b.StartTimer()
+		run(b, a, "Refactor the package.")
+		logLen = len(a.Log().Bytes())
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchSteps), "ns/step")
+	b.ReportMetric(float64(logLen)/benchSteps, "logB/step")
+}
+
+// requestPaths returns the three ways to produce the 50 requests of the
+// benchmark session, each checking the length of what it built
+// (TestBenchScenario checks the bytes): live (Assemble plus
+// AppendRequest on the projector already folded up to the step), rebuild
+// from each step's prefix, and one fold over the whole log.
+func requestPaths(tb testing.TB) (live, prefix, fold func()) {
+	a, s := benchSession(tb)
+	svc := a.Service()
+	prefixes := dispatchPrefixes(s.log)
+	folded := make([]agent.Projector, len(prefixes))
+	for k, p := range prefixes {
+		for _, ln := range splitLines(p) {
+			if err := folded[k].Apply(ln); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	lines := splitLines(s.log)
+	live = func() {
+		for k := range folded {
+			h, err := svc.Assemble()
+			if err != nil {
+				tb.Fatal(err)
+			}
+			req, err := folded[k].AppendRequest(nil)
+			if err != nil || h.Len() == 0 || len(req) != len(s.reqs[k]) {
+				tb.Fatal("live request differs", err)
+			}
+		}
+	}
+	prefix = func() {
+		for k, p := range prefixes {
+			req, err := agent.Rebuild(p)
+			if err != nil || len(req) != len(s.reqs[k]) {
+				tb.Fatal("rebuilt request differs", err)
+			}
+		}
+	}
+	fold = func() {
+		var p agent.Projector
+		k := 0
+		pending := false
+		for _, ln := range lines {
+			if pending && (bytes.HasPrefix(ln, []byte(`{"type":"assistant/message"`)) || bytes.HasPrefix(ln, []byte(`{"type":"step/end"`))) {
+				req, err := p.AppendRequest(nil)
+				if err != nil || len(req) != len(s.reqs[k]) {
+					tb.Fatal("rebuilt request differs", err)
+				}
+				k++
+				pending = false
+			}
+			pending = pending || bytes.HasPrefix(ln, []byte(`{"type":"step/start"`))
+			if err := p.Apply(ln); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		if k != benchSteps {
+			tb.Fatalf("fold built %d requests", k)
+		}
+	}
+	return live, prefix, fold
+}
+
+// BenchmarkRebuildVsLive runs the three paths interleaved, one pass of
+// each per iteration, and reports the process CPU time of each, per step,
+// and the ratios. Interleaving and CPU time keep the ratios steady on a
+// shared machine, where separate wall-clock benchmarks drift apart.
+func BenchmarkRebuildVsLive(b *testing.B) {
+	live, prefix, fold := requestPaths(b)
+	var spent [3]time.Duration
+	for b.Loop() {
+		for i, f := range [3]func(){live, prefix, fold} {
+			t0 := cpuTime()
+			f()
+			spent[i] += cpuTime() - t0
+		}
+	}
+	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N*benchSteps) }
+	b.ReportMetric(per(spent[0]), "live-cpu-ns/step")
+	b.ReportMetric(per(spent[1]), "prefix-cpu-ns/step")
+	b.ReportMetric(per(spent[2]), "fold-cpu-ns/step")
+	b.ReportMetric(float64(spent[1])/float64(spent[0]), "prefix/live")
+	b.ReportMetric(float64(spent[2])/float64(spent[0]), "fold/live")
+}
+
+// BenchmarkRequest compares building a step's request live with rebuilding
+// it from the log. All figures are per step, averaged over the 50 steps.
+//
+//   - live: what the loop does before each dispatch, Assemble() plus
+//     AppendRequest on the Projector already folded up to the step.
+//   - rebuild-prefix: Rebuild of the step's own log prefix, from scratch
+//     (what a single-request check costs; grows with the prefix).
+//   - rebuild-fold: one Projector fold over the whole log, building every
+//     step's request at its dispatch point (what replay's rebuild check
+//     costs per step).
+//   - checkrebuild: CheckRebuild over the whole log, comparing every
+//     request.
+func BenchmarkRequest(b *testing.B) {
+	live, prefix, fold := requestPaths(b)
+	_, s := benchSession(b)
+	perStep := func(b *testing.B) {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchSteps), "ns/step")
+	}
+	for _, c := range []struct {
+		name string
+		f    func()
+	}{
+		{"live", live},
+		{"rebuild-prefix", prefix},
+		{"rebuild-fold", fold},
+		{"checkrebuild", func() {
+			if err := agent.CheckRebuild(s.log, s.reqs); err != nil {
+				b.Fatal(err)
+			}
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c.f()
+			}
+			perStep(b)
+		})
+	}
+}
+
+// BenchmarkHeader compares the per-step header check (bytes.Equal of the
+// assembled header with the one in force, two distinct ~200-tool byte
+// slices) with the Assemble() that precedes it.
+func BenchmarkHeader(b *testing.B) {
+	a, _ := benchSession(b)
+	h1, err := a.Service().Assemble()
+	if err != nil {
+		b.Fatal(err)
+	}
+	h2, _ := a.Service().Assemble()
+	x, y := h1.Bytes(), h2.Bytes()
+	if !bytes.Equal(x, y) || h1.NumTools() != benchTools {
+		b.Fatal("headers differ")
+	}
+	b.Run("equal", func(b *testing.B) {
+		b.SetBytes(int64(len(x)))
+		for b.Loop() {
+			if !bytes.Equal(x, y) {
+				b.Fatal("differ")
+			}
+		}
+	})
+	b.Run("assemble", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := a.Service().Assemble(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestBenchScenario keeps the benchmark scenario honest: its log rebuilds
+// every request and logs one header.
+func TestBenchScenario(t *testing.T) {
+	_, s := benchSession(t)
+	assertRebuild(t, s.log, s.reqs)
+	hs := headers(s.log)
+	if len(hs) != 1 || len(hs[0].Get("header.tools").Array()) != benchTools {
+		t.Fatalf("%d headers", len(hs))
+	}
+}
