@@ -21,10 +21,10 @@ type Header struct {
 	raw    []byte
 	config []byte // sub-slice of raw
 	system string
-	tools  []canonicalTool
+	tools  []*canonicalTool // shared with the registry; never modified
 }
 
-func newHeader(model string, sections []Section, tools []canonicalTool) *Header {
+func newHeader(model string, sections []Section, tools []*canonicalTool) *Header {
 	var texts []string
 	for _, s := range sections {
 		if s.Text != "" {
@@ -60,7 +60,7 @@ func newHeader(model string, sections []Section, tools []canonicalTool) *Header 
 	return h
 }
 
-func toolsLen(tools []canonicalTool) int {
+func toolsLen(tools []*canonicalTool) int {
 	n := 0
 	for _, t := range tools {
 		n += len(t.bytes) + 1
@@ -84,7 +84,7 @@ func ParseHeader(b []byte) (*Header, error) {
 	var (
 		cfg    gjson.Result
 		system string
-		tools  []canonicalTool
+		tools  []*canonicalTool
 		bad    error
 	)
 	root.ForEach(func(k, v gjson.Result) bool {
@@ -110,7 +110,7 @@ func ParseHeader(b []byte) (*Header, error) {
 					bad = fmt.Errorf("header: tools[%d]: %w", i, err)
 					return false
 				}
-				tools = append(tools, t)
+				tools = append(tools, &t)
 			}
 		default:
 			bad = fmt.Errorf("header: unexpected member %q", k.String())

@@ -2,7 +2,10 @@ package assembler
 
 import (
 	"bytes"
+	"cmp"
+	"fmt"
 	"slices"
+	"strings"
 )
 
 // The tool-order rule, in one place.
@@ -12,13 +15,15 @@ import (
 // position, and every other tool takes the position of RestEntry, among which
 // they sort by name. Tools that share a name are all kept and sorted by their
 // canonical bytes, so which provider registered first never shows. The key
-// (position, name, bytes) is a total order on distinct tools; identical
-// tools are interchangeable, so the result is a function of the set of
-// registered tools alone.
+// (position, name, bytes) is a total order on tools with distinct bytes;
+// tools with equal bytes are ordered by their remaining fields (raw name and
+// description, DependsOn, Idempotent), and tools equal in all of those are
+// interchangeable, so the result is a function of the set of registered
+// tools alone.
 
 // ranker maps a tool name to its toolOrder position.
 type ranker struct {
-	pos  map[string]int
+	pos  map[string]int // nil when the order is absent
 	rest int
 }
 
@@ -37,37 +42,117 @@ func newRanker(o ToolOrder) ranker {
 	return r
 }
 
-func (r ranker) rank(name string) int {
-	if p, ok := r.pos[name]; ok {
-		return p
-	}
-	return r.rest
+// sortKey is a tool with its toolOrder position and name at hand, so the
+// sort compares without chasing pointers for the common case.
+type sortKey struct {
+	rank int
+	name string
+	t    *canonicalTool
 }
 
-// sortCanonical puts tools in canonical order in place.
-func sortCanonical(tools []canonicalTool, r ranker) {
-	type keyed struct {
-		rank int
-		t    *canonicalTool
+func compareKeys(a, b sortKey) int {
+	if a.rank != b.rank {
+		return cmp.Compare(a.rank, b.rank)
 	}
-	keys := make([]keyed, len(tools))
-	for i := range tools {
-		keys[i] = keyed{r.rank(tools[i].tool.Name), &tools[i]}
+	if c := CompareUTF16(a.name, b.name); c != 0 {
+		return c
 	}
-	slices.SortFunc(keys, func(a, b keyed) int {
-		if a.rank != b.rank {
-			return a.rank - b.rank
+	if c := bytes.Compare(a.t.bytes, b.t.bytes); c != 0 {
+		return c
+	}
+	return compareRest(&a.t.tool, &b.t.tool)
+}
+
+// compareRest orders tools whose canonical bytes are equal by the fields the
+// bytes do not show: raw name and description (invalid UTF-8 bytes all read
+// as U+FFFD), then the harness metadata.
+func compareRest(a, b *Tool) int {
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Description, b.Description); c != 0 {
+		return c
+	}
+	if c := slices.Compare(a.DependsOn, b.DependsOn); c != 0 {
+		return c
+	}
+	switch {
+	case a.Idempotent == b.Idempotent:
+		return 0
+	case b.Idempotent:
+		return -1
+	}
+	return 1
+}
+
+// canonicalOrder checks the registered tools and returns them in canonical
+// order. It rejects the reserved name, then toolOrder names that no
+// registered tool carries. It runs on every Assemble because tools may
+// register at any time: there is no moment when all plugins are loaded.
+func canonicalOrder(registered []canonicalTool, order ToolOrder, r ranker) ([]*canonicalTool, error) {
+	keys := make([]sortKey, len(registered))
+	var listed []bool // listed[i]: order.names[i] has a tool
+	if order.present {
+		listed = make([]bool, len(order.names))
+	}
+	var reserved []string // providers registering RestEntry
+	for i := range registered {
+		t := &registered[i]
+		name := t.tool.Name
+		if name == RestEntry {
+			reserved = append(reserved, t.provider)
+			continue
 		}
-		if c := CompareUTF16(a.t.tool.Name, b.t.tool.Name); c != 0 {
-			return c
+		rank := r.rest
+		if r.pos != nil {
+			if p, ok := r.pos[name]; ok {
+				rank = p
+				listed[p] = true
+			}
 		}
-		return bytes.Compare(a.t.bytes, b.t.bytes)
-	})
-	sorted := make([]canonicalTool, len(tools))
+		keys[i] = sortKey{rank, name, t}
+	}
+	if len(reserved) > 0 {
+		return nil, reservedNameError(reserved)
+	}
+	if err := unknownNames(registered, order, listed); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(keys, compareKeys)
+	out := make([]*canonicalTool, len(keys))
 	for i, k := range keys {
-		sorted[i] = *k.t
+		out[i] = k.t
 	}
-	copy(tools, sorted)
+	return out, nil
+}
+
+// reservedNameError names every provider that registered RestEntry, in
+// code-unit order, so the message does not depend on registration order.
+func reservedNameError(providers []string) error {
+	slices.SortFunc(providers, CompareUTF16)
+	providers = slices.Compact(providers)
+	if len(providers) == 1 {
+		return fmt.Errorf("tool name %q is reserved for toolOrder (registered by provider %q)", RestEntry, providers[0])
+	}
+	return fmt.Errorf("tool name %q is reserved for toolOrder (registered by providers %s)", RestEntry, quoteList(providers))
+}
+
+// unknownNames reports listed names without a tool (listed[i] false).
+func unknownNames(registered []canonicalTool, order ToolOrder, listed []bool) error {
+	var unknown []string
+	for i, name := range order.names {
+		if name != RestEntry && !listed[i] {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	have := make(map[string]bool, len(registered))
+	for _, t := range registered {
+		have[t.tool.Name] = true
+	}
+	return &UnknownToolsError{Unknown: unknown, Known: knownNames(have)}
 }
 
 // sortSections orders sections by (order, id), ids in code-unit order.

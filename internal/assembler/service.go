@@ -126,15 +126,17 @@ func (s *Service) AddListener(name string, fn Listener) {
 // tools and sections in canonical order, then runs the listeners.
 func (s *Service) Assemble() (*Header, error) {
 	s.mu.Lock()
-	tools := slices.Clone(s.tools)
+	// The registry is append-only and registered entries never change, so
+	// the slice as it is now is a consistent snapshot without a copy.
+	registered := s.tools[:len(s.tools):len(s.tools)]
 	sections := append([]Section{{ID: PersonaSection, Order: 0, Text: s.cfg.Persona}}, s.sections...)
 	listeners := slices.Clone(s.listeners)
 	s.mu.Unlock()
 
-	if err := checkNames(tools, s.cfg.ToolOrder); err != nil {
+	tools, err := canonicalOrder(registered, s.cfg.ToolOrder, s.ranker)
+	if err != nil {
 		return nil, err
 	}
-	sortCanonical(tools, s.ranker)
 	sortSections(sections)
 
 	if len(listeners) == 0 {
@@ -151,6 +153,7 @@ func (s *Service) Assemble() (*Header, error) {
 		}
 	}
 	out := make([]canonicalTool, len(a.Tools))
+	ptrs := make([]*canonicalTool, len(a.Tools))
 	for i, t := range a.Tools {
 		if t.Name == RestEntry {
 			return nil, fmt.Errorf("tool name %q is reserved for toolOrder (added by a system-prompt/assemble listener)", RestEntry)
@@ -160,36 +163,9 @@ func (s *Service) Assemble() (*Header, error) {
 			return nil, fmt.Errorf("system-prompt/assemble listeners: %w", err)
 		}
 		out[i] = c
+		ptrs[i] = &out[i]
 	}
-	return newHeader(s.cfg.Model, a.Sections, out), nil
-}
-
-// checkNames rejects the reserved name and toolOrder names that no
-// registered tool carries. It runs on every Assemble because tools may
-// register at any time: there is no moment when all plugins are loaded.
-func checkNames(tools []canonicalTool, order ToolOrder) error {
-	for _, t := range tools {
-		if t.tool.Name == RestEntry {
-			return fmt.Errorf("tool name %q is reserved for toolOrder (registered by provider %q)", RestEntry, t.provider)
-		}
-	}
-	if !order.present {
-		return nil
-	}
-	have := make(map[string]bool, len(tools))
-	for _, t := range tools {
-		have[t.tool.Name] = true
-	}
-	var unknown []string
-	for _, name := range order.names {
-		if name != RestEntry && !have[name] {
-			unknown = append(unknown, name)
-		}
-	}
-	if len(unknown) == 0 {
-		return nil
-	}
-	return &UnknownToolsError{Unknown: unknown, Known: knownNames(have)}
+	return newHeader(s.cfg.Model, a.Sections, ptrs), nil
 }
 
 func knownNames(have map[string]bool) []string {

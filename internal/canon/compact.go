@@ -2,7 +2,9 @@ package canon
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -170,6 +172,7 @@ func (p *parser) object(depth int) error {
 		return nil
 	}
 	var members []member
+	var keys map[string]struct{} // member keys, once the object is wide
 	reorder := false
 	for {
 		p.skipSpace()
@@ -202,7 +205,7 @@ func (p *parser) object(depth int) error {
 			return err
 		}
 		m.end = len(p.out)
-		if m.index >= 0 || duplicateKey(p.out, members, m) {
+		if m.index >= 0 || duplicateKey(p.out, members, m, &keys) {
 			reorder = true
 		}
 		members = append(members, m)
@@ -226,13 +229,32 @@ func (p *parser) object(depth int) error {
 	}
 }
 
-func duplicateKey(out []byte, members []member, m member) bool {
+// wideObject is the member count from which duplicate keys are found with
+// a map instead of a scan, keeping wide objects linear.
+const wideObject = 16
+
+// duplicateKey reports whether m's key was already seen among members.
+// Small objects are scanned; from wideObject members on, *keys holds them.
+func duplicateKey(out []byte, members []member, m member, keys *map[string]struct{}) bool {
 	key := out[m.start:m.colon]
-	for _, o := range members {
-		if bytes.Equal(out[o.start:o.colon], key) {
-			return true
+	if len(members) < wideObject {
+		for _, o := range members {
+			if bytes.Equal(out[o.start:o.colon], key) {
+				return true
+			}
+		}
+		return false
+	}
+	if *keys == nil {
+		*keys = make(map[string]struct{}, 2*len(members))
+		for _, o := range members {
+			(*keys)[string(out[o.start:o.colon])] = struct{}{}
 		}
 	}
+	if _, ok := (*keys)[string(key)]; ok {
+		return true
+	}
+	(*keys)[string(key)] = struct{}{}
 	return false
 }
 
@@ -264,7 +286,7 @@ func rewriteObject(out []byte, open int, members []member) []byte {
 		key, val []byte
 		index    int64
 	}
-	var entries []entry
+	entries := make([]entry, 0, len(members))
 	byKey := make(map[string]int, len(members))
 	for _, m := range members {
 		key, val := out[m.start:m.colon], out[m.colon+1:m.end]
@@ -275,21 +297,16 @@ func rewriteObject(out []byte, open int, members []member) []byte {
 		byKey[string(key)] = len(entries)
 		entries = append(entries, entry{key: key, val: val, index: m.index})
 	}
-	// Stable insertion sort of the index keys to the front; objects with
-	// index keys are rare and small.
-	var indexed, named []entry
+	// Index keys to the front, ascending (they are distinct by now).
+	indexed, named := make([]entry, 0, len(entries)), make([]entry, 0, len(entries))
 	for _, e := range entries {
 		if e.index >= 0 {
-			i := len(indexed)
 			indexed = append(indexed, e)
-			for ; i > 0 && indexed[i-1].index > e.index; i-- {
-				indexed[i] = indexed[i-1]
-			}
-			indexed[i] = e
 		} else {
 			named = append(named, e)
 		}
 	}
+	slices.SortFunc(indexed, func(a, b entry) int { return cmp.Compare(a.index, b.index) })
 	body := make([]byte, 0, len(out)-open)
 	for i, e := range append(indexed, named...) {
 		if i > 0 {

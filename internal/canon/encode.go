@@ -9,8 +9,9 @@ import (
 const hexDigits = "0123456789abcdef"
 
 // AppendString appends s as a JSON string the way JSON.stringify writes it.
-// s is expected to be valid UTF-8; an invalid byte is written as \ufffd,
-// which is what JavaScript holds after decoding such bytes.
+// s is expected to be valid UTF-8; each invalid byte stands for U+FFFD (what
+// JavaScript holds after decoding such bytes, and what []rune(s) gives) and
+// is written as that character, literally, as JSON.stringify writes it.
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
@@ -34,7 +35,7 @@ func AppendString(dst []byte, s string) []byte {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, `\ufffd`...)
+			dst = utf8.AppendRune(dst, utf8.RuneError)
 		} else {
 			dst = append(dst, s[i:i+size]...)
 		}

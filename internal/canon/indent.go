@@ -3,11 +3,17 @@ package canon
 // Indent appends the JSON text src in the layout of
 // JSON.stringify(value, null, indent): one member or element per line,
 // "key": value with one space, and empty arrays and objects as [] and {}.
-// src is first made canonical, so any valid JSON text is accepted.
+// As in JavaScript, only the first 10 UTF-16 code units of indent are used,
+// and an empty indent gives the compact form. src is first made canonical,
+// so any valid JSON text is accepted.
 func Indent(dst, src []byte, indent string) ([]byte, error) {
 	compact, err := Compact(nil, src)
 	if err != nil {
 		return dst, err
+	}
+	indent = cutIndent(indent)
+	if indent == "" {
+		return append(dst, compact...), nil
 	}
 	depth := 0
 	newline := func() {
@@ -52,4 +58,25 @@ func Indent(dst, src []byte, indent string) ([]byte, error) {
 		}
 	}
 	return dst, nil
+}
+
+// maxIndent is JSON.stringify's limit on the gap string, in code units.
+const maxIndent = 10
+
+// cutIndent keeps the characters of indent that fit in maxIndent UTF-16
+// code units. (JavaScript would keep half of a surrogate pair straddling
+// the limit; such a gap cannot be written as valid UTF-8.)
+func cutIndent(indent string) string {
+	units := 0
+	for i, r := range indent {
+		n := 1
+		if r >= 0x10000 {
+			n = 2
+		}
+		if units+n > maxIndent {
+			return indent[:i]
+		}
+		units += n
+	}
+	return indent
 }

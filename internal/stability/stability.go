@@ -72,7 +72,7 @@ func ReadRun(name string, r io.Reader) (Run, error) {
 // Quadrants of a report.
 const (
 	StableRobust  = "stable and robust"
-	Robust        = "robust"            // the order varies, the outcome holds
+	Robust        = "robust"             // the order varies, the outcome holds
 	StableBrittle = "stable but brittle" // the order holds, the outcome varies
 	Neither       = "neither"
 )
@@ -84,9 +84,9 @@ type Report struct {
 	Stability  float64     `json:"stability"`  // share of runs with the most common order
 	Robustness float64     `json:"robustness"` // share of runs with the most common outcome
 	Quadrant   string      `json:"quadrant"`
-	Order      []string    `json:"order"`         // the most common order
-	Orders     int         `json:"orders"`        // distinct orders seen
-	Outcomes   int         `json:"outcomes"`      // distinct outcomes seen
+	Order      []string    `json:"order"`    // the most common order
+	Orders     int         `json:"orders"`   // distinct orders seen
+	Outcomes   int         `json:"outcomes"` // distinct outcomes seen
 	PerRun     []RunReport `json:"logs"`
 }
 
