@@ -57,13 +57,13 @@ func Template(log []byte) ([]byte, error) {
 	return out, nil
 }
 
-// templateLine templates one request/header event line.
+// templateLine templates one request/header event line. gjson reads the
+// line at most twice up to the end of the tools, whatever their size.
 func templateLine(line []byte) ([]byte, error) {
 	if gjson.GetBytes(line, "type").String() != "request/header" {
 		return line, nil
 	}
-	h := gjson.GetBytes(line, "data.header")
-	if !h.IsObject() {
+	if !gjson.GetBytes(line, "data.header.config").Exists() && !gjson.GetBytes(line, "data.header").IsObject() {
 		return nil, fmt.Errorf("request/header event without a header object")
 	}
 	type splice struct {
@@ -72,13 +72,13 @@ func templateLine(line []byte) ([]byte, error) {
 		with    []byte
 	}
 	var splices []splice
-	if sys := h.Get("system"); sys.Exists() {
+	if sys := gjson.GetBytes(line, "data.header.system"); sys.Exists() {
 		if sys.Type != gjson.String {
 			return nil, fmt.Errorf("header.system is not a string")
 		}
 		splices = append(splices, splice{sys.Index, sys.Index + len(sys.Raw), sys.Raw, systemJSON})
 	}
-	if tools := h.Get("tools"); tools.Exists() {
+	if tools := gjson.GetBytes(line, "data.header.tools"); tools.Exists() {
 		if !tools.IsArray() && !(tools.Type == gjson.String && tools.Str == ToolsPlaceholder) {
 			return nil, fmt.Errorf("header.tools is not an array")
 		}

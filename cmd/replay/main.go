@@ -2,6 +2,7 @@
 //
 //	go run ./cmd/replay [flags]          replay fixtures against golden files
 //	go run ./cmd/replay diff A B         find where two hosts' headers drift
+//	go run ./cmd/replay stability LOG... how stable a task's tool order and outcome are
 //
 // Run it with -h for the flags. Exit status: 0 all match, 1 a mismatch or
 // guard failure, 2 usage error, 125 cannot test (invalid fixture,
@@ -11,6 +12,8 @@ package main
 import (
 	"io"
 	"os"
+
+	"github.com/headergold/headergold/internal/stability"
 )
 
 func main() {
@@ -38,6 +41,12 @@ const (
 )
 
 func run(args []string, e env) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "stability":
+			return stability.Main(args[1:], e.stdout, e.stderr)
+		}
+	}
 	return runReplay(args, e)
 }
 

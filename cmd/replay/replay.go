@@ -16,6 +16,7 @@ import (
 
 const replayUsage = `usage: replay [flags]
        replay diff [flags] A B
+       replay stability [flags] LOG...
 
 Replays every fixture in -fixtures against its golden files in -golden:
 each request is rebuilt from its log prefix, the templated log and pinned
@@ -29,6 +30,7 @@ Examples:
   go run ./cmd/replay -seed 1234 -run '^resume$'   replay a reported failure
   git bisect run go run ./cmd/replay -run '^text-turn$'
   go run ./cmd/replay diff ci.jsonl laptop.jsonl   see 'replay diff -h'
+  go run ./cmd/replay stability runs/*.jsonl       see 'replay stability -h'
 
 Exit status: 0 all match, 1 mismatch or guard failure, 2 usage error,
 125 cannot test (invalid fixture, unreadable file).
