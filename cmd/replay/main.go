@@ -43,6 +43,8 @@ const (
 func run(args []string, e env) int {
 	if len(args) > 0 {
 		switch args[0] {
+		case "diff":
+			return runDiff(args[1:], e)
 		case "stability":
 			return stability.Main(args[1:], e.stdout, e.stderr)
 		}

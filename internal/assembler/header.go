@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/headergold/headergold/internal/canon"
@@ -22,6 +23,7 @@ type Header struct {
 	config []byte // sub-slice of raw
 	system string
 	tools  []*canonicalTool // shared with the registry; never modified
+	deps   Deps             // declared dependencies; harness metadata
 }
 
 func newHeader(model string, sections []Section, tools []*canonicalTool) *Header {
@@ -228,3 +230,23 @@ func (h *Header) ToolJSON(i int) []byte { return bytes.Clone(h.tools[i].bytes) }
 
 // NumTools returns the number of tools.
 func (h *Header) NumTools() int { return len(h.tools) }
+
+// Deps returns a copy of the tools' declared dependencies (harness
+// metadata, not part of the header's bytes).
+func (h *Header) Deps() Deps {
+	out := make(Deps, len(h.deps))
+	for k, v := range h.deps {
+		out[k] = slices.Clone(v)
+	}
+	return out
+}
+
+// Idempotent reports whether a tool of that name is declared idempotent.
+func (h *Header) Idempotent(name string) bool {
+	for _, t := range h.tools {
+		if t.tool.Name == name && t.tool.Idempotent {
+			return true
+		}
+	}
+	return false
+}

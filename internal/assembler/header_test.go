@@ -23,7 +23,7 @@ func TestHeaderBytes(t *testing.T) {
 		{"system only", assembler.Config{Persona: "Be <brief> & kind.\u2028\"ok\""}, nil,
 			"{\"config\":{},\"system\":\"Be <brief> & kind.\u2028\\\"ok\\\"\"}"},
 		{"tools only", assembler.Config{}, []assembler.Tool{
-			{Name: "t", Description: "é\n", Parameters: json.RawMessage(`{"n":1.50,"u":"\u00e9"}`), DependsOn: []string{"x"}, Idempotent: true},
+			{Name: "t", Description: "é\n", Parameters: json.RawMessage(`{"n":1.50,"u":"\u00e9"}`), Idempotent: true},
 		}, `{"config":{},"tools":[{"name":"t","description":"é\n","parameters":{"n":1.5,"u":"é"}}]}`},
 		{"all", assembler.Config{Model: "m", Persona: "P"}, []assembler.Tool{{Name: "b"}, {Name: "a"}},
 			`{"config":{"model":"m"},"system":"P","tools":[{"name":"a"},{"name":"b"}]}`},

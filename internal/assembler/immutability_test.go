@@ -2,6 +2,7 @@ package assembler_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/headergold/headergold/internal/assembler"
@@ -177,7 +178,10 @@ func TestListenerInPlaceEditDoesNotLeak(t *testing.T) {
 		}
 		return a, nil
 	})
-	mustAssemble(t, s)
+	// The first assembly fails: its edited copy depends on "mutated".
+	if _, err := s.Assemble(); err == nil || !strings.Contains(err.Error(), `"mutated"`) {
+		t.Fatalf("first Assemble = %v, want the edited dependency rejected", err)
+	}
 	h := mustAssemble(t, s)
 	if got := string(h.Bytes()); got != wantImmutable {
 		t.Fatalf("second header:\n got %s\nwant %s", got, wantImmutable)

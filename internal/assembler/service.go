@@ -123,7 +123,9 @@ func (s *Service) AddListener(name string, fn Listener) {
 
 // Assemble builds the header from everything registered so far: it rejects
 // reserved tool names and toolOrder names with no registered tool, puts
-// tools and sections in canonical order, then runs the listeners.
+// tools and sections in canonical order, runs the listeners, and requires
+// the tools' declared dependencies to name registered tools and form no
+// cycle.
 func (s *Service) Assemble() (*Header, error) {
 	s.mu.Lock()
 	// The registry is append-only and registered entries never change, so
@@ -140,7 +142,7 @@ func (s *Service) Assemble() (*Header, error) {
 	sortSections(sections)
 
 	if len(listeners) == 0 {
-		return newHeader(s.cfg.Model, sections, tools), nil
+		return finish(s.cfg.Model, sections, tools)
 	}
 	a := Assembly{Sections: sections, Tools: make([]Tool, len(tools))}
 	for i, t := range tools {
@@ -165,7 +167,21 @@ func (s *Service) Assemble() (*Header, error) {
 		out[i] = c
 		ptrs[i] = &out[i]
 	}
-	return newHeader(s.cfg.Model, a.Sections, ptrs), nil
+	return finish(s.cfg.Model, a.Sections, ptrs)
+}
+
+// finish checks the tool dependencies of the final tool list and builds
+// the header.
+func finish(model string, sections []Section, tools []*canonicalTool) (*Header, error) {
+	deps := depsOf(tools)
+	if len(deps) > 0 {
+		if err := checkDeps(tools, deps); err != nil {
+			return nil, err
+		}
+	}
+	h := newHeader(model, sections, tools)
+	h.deps = deps
+	return h, nil
 }
 
 func knownNames(have map[string]bool) []string {

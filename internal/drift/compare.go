@@ -1,0 +1,125 @@
+package drift
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+)
+
+// Source is one input of [Compare].
+type Source struct {
+	// Name names the input in results and errors, typically its path.
+	Name string
+	// Reader yields the session log or request bodies.
+	Reader io.Reader
+}
+
+// Options tune [Compare]. The zero value detects formats and redacts
+// nothing.
+type Options struct {
+	// Format forces how every record is read; "" or FormatAuto detects.
+	Format Format
+	// Redact normalises volatile text in both inputs before comparing.
+	Redact []Redaction
+}
+
+// Compare reads the headers of a and b in order, pairs them by index and
+// reports the first pair that differs, how it differs and how many later
+// pairs differ. Byte-identical records are not parsed. It returns an
+// *InputError when an input cannot be read or a record it has to parse is
+// invalid.
+func Compare(a, b Source, opts Options) (*Result, error) {
+	if opts.Format != "" {
+		if _, err := ParseFormat(string(opts.Format)); err != nil {
+			return nil, err
+		}
+	}
+	for i, r := range opts.Redact {
+		if r.Pattern == nil {
+			return nil, fmt.Errorf("redaction %d has no pattern", i+1)
+		}
+	}
+	sa, sb := newSide(a, opts), newSide(b, opts)
+	res := &Result{}
+	for index := 1; ; index++ {
+		errA, errB := sa.next(), sb.next()
+		if errA != nil && errA != io.EOF {
+			return nil, errA
+		}
+		if errB != nil && errB != io.EOF {
+			return nil, errB
+		}
+		endA, endB := errA == io.EOF, errB == io.EOF
+		if endA && endB {
+			break
+		}
+		if endA || endB {
+			more := sb
+			if endB {
+				more = sa
+			}
+			d := onlyOne(index, sa, sb, endA)
+			if err := more.drain(); err != nil {
+				return nil, err
+			}
+			d.Cause = fmt.Sprintf("the inputs hold different numbers of headers (A %d, B %d)", sa.count, sb.count)
+			if res.First == nil {
+				res.First = d
+			} else {
+				res.LaterDiffering++
+			}
+			res.LaterDiffering += more.count - index
+			break
+		}
+		if bytes.Equal(sa.src, sb.src) {
+			continue
+		}
+		ha, err := sa.header()
+		if err != nil {
+			return nil, err
+		}
+		hb, err := sb.header()
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Equal(ha.doc, hb.doc) {
+			continue
+		}
+		if res.First == nil {
+			res.First = describe(index, ha, hb, sa.name, sb.name)
+		} else {
+			res.LaterDiffering++
+		}
+	}
+	res.Headers = Counts{A: sa.count, B: sb.count}
+	res.Identical = res.First == nil
+	return res, nil
+}
+
+// onlyOne describes a header that exists in one input only.
+func onlyOne(index int, sa, sb *side, endA bool) *Difference {
+	d := &Difference{
+		Index: index,
+		A:     Side{File: sa.name, Offset: -1},
+		B:     Side{File: sb.name, Offset: -1},
+		Diffs: []Diff{},
+	}
+	if sa.log == logYes {
+		d.A.Format = FormatLog
+	}
+	if sb.log == logYes {
+		d.B.Format = FormatLog
+	}
+	if endA {
+		d.Kinds = []Kind{Added}
+		d.B.Line = sb.line
+		d.Diffs = append(d.Diffs, Diff{Kind: Added, OffsetA: -1, OffsetB: 0})
+		d.B.Offset = 0
+	} else {
+		d.Kinds = []Kind{Removed}
+		d.A.Line = sa.line
+		d.Diffs = append(d.Diffs, Diff{Kind: Removed, OffsetA: 0, OffsetB: -1})
+		d.A.Offset = 0
+	}
+	return d
+}

@@ -1,0 +1,107 @@
+// Package drift bisects request-header drift between two hosts: it reads
+// two session logs, or two JSON Lines files of raw provider request bodies,
+// pairs their headers in order and reports the first header that differs,
+// the path of the first difference and every kind of difference in it.
+//
+// # Inputs
+//
+// A session log (templated or full) contributes one header per
+// request/header event: the event's data.header object, compared as
+// written (a templated log's "<<system>>" and "<<tools>>" are compared as
+// the strings they are). Other events are skipped.
+//
+// A file of request bodies contributes one header per body. Bodies are read
+// one per line, or, when the file's first line opens a JSON value without
+// closing it, one per complete (for example pretty-printed) value. The wire
+// format is detected per body (see [Format]) and the header is the part of
+// the body a provider puts before the conversation:
+//
+//	config  every top-level member except those below, in body order
+//	        (model, max_tokens, temperature, tool_choice, generationConfig, …)
+//	system  Anthropic system (a string or each text block); OpenAI Chat
+//	        system and developer messages; OpenAI Responses instructions and
+//	        system or developer input items; Gemini systemInstruction
+//	tools   Anthropic tools; OpenAI Chat tools (the whole {"type","function"}
+//	        object); OpenAI Responses tools; Gemini functionDeclarations of
+//	        every tools entry, flattened into one list
+//
+// Left out: the conversation (messages, input items of other roles,
+// contents, previous_response_id) and the transport flags stream and
+// stream_options. Messages therefore never count as drift. Whether a file
+// is a session log is decided by its first record (an object with "type"
+// and "data" members); -format forces one reading for every record.
+//
+// # Paths
+//
+// A path names a place in the header in gjson's dotted syntax: members by
+// name, array elements by 0-based index, special characters escaped as
+// gjson.Escape does. For a session log the header is data.header itself,
+// so paths look like config.model, system, tools.3.description or
+// tools.0.parameters.properties.path.type. For a request body the header is
+// the document {"config":{…},"system":[…],"tools":[…]} built from the parts
+// listed above, so a path is config.max_tokens, system.0.text (Anthropic
+// block), system.0.content (OpenAI Chat), tools.2.input_schema (Anthropic)
+// or tools.1.function.description (OpenAI Chat). The path of the same place
+// in the record itself is reported beside it as the wire path, for example
+// messages.0.content or tools.0.functionDeclarations.1.description.
+//
+// The first difference is the first in document order of the header:
+// config, then system, then tools; within tools the first position whose
+// tool differs.
+//
+// # Kinds
+//
+// Tools are matched by name (the name member, function.name, or the type
+// of a built-in tool). A tool present on one side only is [Added] or
+// [Removed]; matched tools in another relative order are a [Reorder];
+// matched tools whose JSON values differ, and any difference of system text
+// or config, are [Content]; equal JSON values written with other bytes
+// (string escapes, object key order, whitespace, number spelling) are
+// [Encoding]. A header present on one side only is reported as Added (only
+// in B) or Removed (only in A) with the empty path.
+//
+// # Redaction
+//
+// A [Redaction] rewrites the matches of a regular expression in the decoded
+// text of every JSON string value (not keys) of both records, before their
+// headers are compared; text outside the matches keeps its bytes, so
+// escaping drift is still seen. Byte offsets then refer to the redacted
+// record.
+//
+// # Streaming
+//
+// Inputs are read one record at a time and only the current pair of
+// records is held, so memory stays bounded by the longest header record,
+// whatever the size of the inputs. Records that are byte-identical take a
+// fast path and are not parsed. In session logs, events written in the
+// canonical layout ({"type":"…","data":{…}}) are classified from their
+// first bytes; only request/header events are parsed, and only when they
+// differ, and other events longer than the read buffer are dropped as they
+// are read instead of being gathered. Only the first differing header is
+// walked in detail; later ones are compared as bytes.
+//
+// # Known limitations
+//
+//   - Byte-identical records are not parsed, so invalid JSON written
+//     identically on both sides is not reported; other events of a session
+//     log in the canonical layout are only checked for their frame (the
+//     prefix above and a final "}}").
+//   - Headers are paired by index: a header event present on one side only
+//     (a resume on another host, say) shifts every later pair.
+//   - Of a request body, only the parts listed above are compared: the
+//     order and spacing of its top-level members outside config, and the
+//     way Gemini function declarations are grouped into tools entries, are
+//     not.
+//   - An input whose first line opens a JSON value ("{", "[", or ending in
+//     "," or ":") is read as pretty-printed values; if such a value never
+//     closes, the rest of the input is gathered as one record.
+//   - A whitespace difference is reported once for each object or array
+//     whose own layout (the bytes between its members) differs, at the
+//     first such place in it; a key spelled with other escapes is reported
+//     as escaping at the member's path.
+//   - Object members are matched by decoded key; with duplicate keys the
+//     k-th occurrence on one side is matched with the k-th on the other.
+//   - Line and offset name the record's first line and the byte offset
+//     inside the record; for a pretty-printed record the offset still
+//     counts from that first line.
+package drift

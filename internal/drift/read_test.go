@@ -1,0 +1,168 @@
+package drift
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/headergold/headergold/internal/canon"
+)
+
+func TestRecordReader(t *testing.T) {
+	long := `{"a":"` + strings.Repeat("x", 3*readBufferSize) + `"}`
+	tests := []struct {
+		name  string
+		in    string
+		recs  []string
+		lines []int
+	}{
+		{"lines", "{\"a\":1}\n{\"b\":2}\n", []string{`{"a":1}`, `{"b":2}`}, []int{1, 2}},
+		{"no final newline", "{\"a\":1}\n{\"b\":2}", []string{`{"a":1}`, `{"b":2}`}, []int{1, 2}},
+		{"blank lines", "\n  \n{\"a\":1}\n\r\n{\"b\":2}\n\n", []string{`{"a":1}`, `{"b":2}`}, []int{3, 5}},
+		{"crlf", "{\"a\":1}\r\n{\"b\":2}\r\n", []string{"{\"a\":1}\r", "{\"b\":2}\r"}, []int{1, 2}},
+		{"long line", "{}\n" + long + "\n{}\n", []string{`{}`, long, `{}`}, []int{1, 2, 3}},
+		{"pretty", "{\n  \"a\": \"}{\",\n  \"b\": [1,\n 2]\n}\n{\n}\n", []string{"{\n  \"a\": \"}{\",\n  \"b\": [1,\n 2]\n}", "{\n}"}, []int{1, 6}},
+		{"pretty then lines", "{\n\"a\":1}\n{\"b\":2}\n", []string{"{\n\"a\":1}", `{"b":2}`}, []int{1, 3}},
+		{"unfinished", "{\n\"a\":", []string{"{\n\"a\":"}, []int{1}},
+		{"escaped quote", "{\"a\":\"\\\"{\",\n\"b\":1}\n", []string{"{\"a\":\"\\\"{\",\n\"b\":1}"}, []int{1}},
+		{"truncated first line", "{\"a\":\"b\n{}\n", []string{"{\"a\":\"b", "{}"}, []int{1, 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRecordReader("in", strings.NewReader(tt.in))
+			var recs []string
+			var lines []int
+			for {
+				rec, line, err := r.next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				recs = append(recs, string(rec))
+				lines = append(lines, line)
+			}
+			if len(recs) != len(tt.recs) {
+				t.Fatalf("got %d records, want %d", len(recs), len(tt.recs))
+			}
+			for i := range recs {
+				if recs[i] != tt.recs[i] || lines[i] != tt.lines[i] {
+					t.Errorf("record %d: got line %d %.40q, want line %d %.40q", i, lines[i], recs[i], tt.lines[i], tt.recs[i])
+				}
+			}
+		})
+	}
+}
+
+// failingReader yields its data once, then an error.
+type failingReader struct{ data []byte }
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	if len(f.data) == 0 {
+		return 0, errors.New("disk on fire")
+	}
+	n := copy(p, f.data)
+	f.data = f.data[n:]
+	return n, nil
+}
+
+// TestInvalidInput checks that invalid JSON, on either side, is an
+// InputError naming the file and line.
+func TestInvalidInput(t *testing.T) {
+	body := `{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[]}`
+	bodies := strings.Repeat(body+"\n", 5)
+	hdr := `{"type":"request/header","data":{"turn":1,"step":1,"reason":"initial","header":{"config":{"model":"m"}}}}`
+	logText := strings.Join([]string{
+		`{"type":"turn/start","data":{"turn":1}}`,
+		`{"type":"user/message","data":{"turn":1,"content":"hi"}}`,
+		`{"type":"step/start","data":{"turn":1,"step":1}}`,
+		hdr,
+		`{"type":"turn/end","data":{"turn":1,"reason":"completed"}}`,
+	}, "\n") + "\n"
+	replaceLine := func(text string, n int, with string) string {
+		lines := strings.Split(text, "\n")
+		lines[n-1] = with
+		return strings.Join(lines, "\n")
+	}
+	tests := []struct {
+		name, a, b string
+		want       string // in the error message
+		line       int
+	}{
+		{"body on A", replaceLine(bodies, 3, `{"model":"m",}`), bodies, "A:3:", 3},
+		{"body on B", bodies, replaceLine(bodies, 4, `{"model":"m","tools":[`), "B:4:", 4},
+		{"header event", logText, replaceLine(logText, 4, `{"type":"request/header","data":{"header":{"config":}}}`), "B:4:", 4},
+		{"truncated event", replaceLine(logText, 2, `{"type":"user/message","data":{"turn":1,"content":"h`), logText, "A:2:", 2},
+		{"not canonical", logText, replaceLine(logText, 5, `{ "type": "turn/end", oops }`), "B:5:", 5},
+		{"not an event", logText, replaceLine(logText, 3, body), "not a session-log event", 3},
+		{"pretty body", "{\n  \"model\": \"m\",\n  \"messages\": [],\n  \"tools\": [,]\n}\n", body + "\n", "A:4:", 4},
+		{"no format", `{"model":"m"}` + "\n", `{"model":"n"}` + "\n", "wire format", 1},
+		{"long truncated event", logText, replaceLine(logText, 2, `{"type":"user/message","data":{"turn":1,"content":"`+strings.Repeat("x", 2*readBufferSize)), `B:2: invalid JSON: event line does not end`, 2},
+		{"long truncated header", replaceLine(logText, 4, hdr[:len(hdr)-3]+strings.Repeat(" ", 2*readBufferSize)), logText, "A:4:", 4},
+		{"bad header", logText, replaceLine(logText, 4, `{"type":"request/header","data":{"turn":1,"header":"no"}}`), "no header object", 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Compare(Source{"A", strings.NewReader(tt.a)}, Source{"B", strings.NewReader(tt.b)}, Options{})
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("got %v, want an InputError", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) || ie.Line != tt.line {
+				t.Fatalf("got %q (line %d), want %q at line %d", err, ie.Line, tt.want, tt.line)
+			}
+		})
+	}
+	t.Run("read error", func(t *testing.T) {
+		_, err := Compare(Source{"A", &failingReader{data: []byte(body + "\n" + body)}}, Source{"B", strings.NewReader(bodies)}, Options{})
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "disk on fire") || ie.File != "A" {
+			t.Fatalf("got %v, want the read error on A", err)
+		}
+	})
+}
+
+// TestCountMismatch checks that a header on one side only is drift.
+func TestCountMismatch(t *testing.T) {
+	body := `{"model":"m","messages":[{"role":"user","content":"hi"}]}` + "\n"
+	res := compareBytes(t, []byte(strings.Repeat(body, 3)), []byte(strings.Repeat(body, 5)), Options{})
+	checkDrift(t, res, 4, "", Added)
+	if res.LaterDiffering != 1 || res.Headers != (Counts{3, 5}) || res.First.B.Line != 4 || res.First.A.Line != 0 {
+		t.Fatalf("got %+v / %+v", res, res.First)
+	}
+	res = compareBytes(t, []byte(strings.Repeat(body, 2)), nil, Options{})
+	checkDrift(t, res, 1, "", Removed)
+	if res.LaterDiffering != 1 || res.Headers != (Counts{2, 0}) {
+		t.Fatalf("got %+v", res)
+	}
+	if res := compareBytes(t, nil, nil, Options{}); !res.Identical {
+		t.Fatalf("two empty inputs differ: %+v", res)
+	}
+}
+
+// TestPrettyLog reads a session log whose events are indented over several
+// lines: the same headers compare identical, and against the compact log
+// the first header differs in whitespace.
+func TestPrettyLog(t *testing.T) {
+	h := syntheticHeader()
+	compact := renderLog([]testHeader{h, h}, "hi", false)
+	var pretty []byte
+	for _, line := range bytes.Split(bytes.TrimSpace(compact), []byte("\n")) {
+		var err error
+		if pretty, err = canon.Indent(pretty, line, "  "); err != nil {
+			t.Fatal(err)
+		}
+		pretty = append(pretty, '\n')
+	}
+	if res := compareBytes(t, pretty, bytes.Clone(pretty), Options{}); !res.Identical || res.Headers.A != 2 {
+		t.Fatalf("pretty log against itself: %+v", res)
+	}
+	res := compareBytes(t, compact, pretty, Options{})
+	checkDrift(t, res, 1, "", Encoding)
+	if res.First.B.Line != 21 || res.LaterDiffering != 1 {
+		t.Fatalf("first differing header at B line %d, later %d", res.First.B.Line, res.LaterDiffering)
+	}
+}

@@ -1,0 +1,155 @@
+package drift
+
+// Kind names one way two headers can differ.
+type Kind string
+
+// The kinds of difference, in the order Difference.Kinds lists them.
+const (
+	// Reorder: the same tools, in another order.
+	Reorder Kind = "reorder"
+	// Added: a tool (or a whole header) present in B only.
+	Added Kind = "added"
+	// Removed: a tool (or a whole header) present in A only.
+	Removed Kind = "removed"
+	// Content: a tool's description or schema, the system text or the
+	// config changed.
+	Content Kind = "content"
+	// Encoding: the same JSON value written with other bytes (escaping,
+	// key order, whitespace, number spelling).
+	Encoding Kind = "encoding"
+)
+
+// Result is the outcome of [Compare].
+type Result struct {
+	// Identical reports whether every header pair is byte-identical (after
+	// redaction) and both inputs hold the same number of headers.
+	Identical bool `json:"identical"`
+	// First describes the first differing header; nil when Identical.
+	First *Difference `json:"first"`
+	// LaterDiffering counts the differing headers after First, a header
+	// present on one side only included.
+	LaterDiffering int `json:"laterDiffering"`
+	// Headers counts the headers read from each input.
+	Headers Counts `json:"headers"`
+}
+
+// Counts holds one number per input.
+type Counts struct {
+	A int `json:"a"`
+	B int `json:"b"`
+}
+
+// Difference describes the first header that differs.
+type Difference struct {
+	// Index is the 1-based position of the header among the header events
+	// (session logs) or request bodies of each input.
+	Index int `json:"index"`
+	// Path is the path of the first difference in document order, relative
+	// to the header (see the package documentation); "" when the header
+	// exists on one side only or the difference is the header's own layout.
+	Path string `json:"path"`
+	// Kinds lists every kind of difference in this header, in the order
+	// reorder, added, removed, content, encoding.
+	Kinds []Kind `json:"kinds"`
+	// Cause names the likely cause, when one is clear.
+	Cause string `json:"cause,omitempty"`
+	// A and B locate the header and the first difference in each input.
+	A Side `json:"a"`
+	B Side `json:"b"`
+	// Tools gives both tool-name sequences when the tools differ in
+	// order or membership.
+	Tools *ToolLists `json:"tools,omitempty"`
+	// Content details the first content difference.
+	Content *ContentDetail `json:"content,omitempty"`
+	// Encoding details the first encoding difference.
+	Encoding *EncodingDetail `json:"encoding,omitempty"`
+	// Diffs lists the differences in document order, at most MaxDiffs.
+	Diffs []Diff `json:"diffs"`
+	// MoreDiffs counts the differences left out of Diffs.
+	MoreDiffs int `json:"moreDiffs,omitempty"`
+}
+
+// MaxDiffs bounds Difference.Diffs.
+const MaxDiffs = 50
+
+// Side locates a header in one input.
+type Side struct {
+	// File names the input.
+	File string `json:"file"`
+	// Line is the 1-based line where the header's record starts; 0 when
+	// the input has no header at this index.
+	Line int `json:"line"`
+	// Format is the record's format (log or a wire format).
+	Format Format `json:"format,omitempty"`
+	// Reason, Turn and Step come from a session log's request/header event.
+	Reason string `json:"reason,omitempty"`
+	Turn   int    `json:"turn,omitempty"`
+	Step   int    `json:"step,omitempty"`
+	// WirePath is the path of the first difference inside the record (of
+	// the place it would be, when this side has nothing there).
+	WirePath string `json:"wirePath,omitempty"`
+	// Offset is the byte offset of the first difference inside the record
+	// (after redaction); -1 when this side has nothing there.
+	Offset int `json:"offset"`
+}
+
+// Diff is one difference at one path.
+type Diff struct {
+	Path string `json:"path"`
+	Kind Kind   `json:"kind"`
+	// Tool names the tool the difference is in, if any.
+	Tool string `json:"tool,omitempty"`
+	// Note refines the kind: "escaping", "key order", "whitespace",
+	// "number spelling" for encoding; "added member", "removed member",
+	// "type" for content.
+	Note string `json:"note,omitempty"`
+	// OffsetA and OffsetB are byte offsets in each record, -1 if absent.
+	OffsetA int `json:"offsetA"`
+	OffsetB int `json:"offsetB"`
+}
+
+// ToolLists gives the tool names of both headers, in order, with the tools
+// that moved (not part of a longest common order), were added or removed.
+type ToolLists struct {
+	A       []string `json:"a"`
+	B       []string `json:"b"`
+	Moved   []string `json:"moved,omitempty"`
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+}
+
+// ContentDetail shows the first content difference.
+type ContentDetail struct {
+	Path string `json:"path"`
+	// Tool and Field name the tool and the path inside it, when the
+	// difference is in a tool.
+	Tool  string `json:"tool,omitempty"`
+	Field string `json:"field,omitempty"`
+	// At is the offset in characters of the first differing character
+	// when both values are strings, else -1.
+	At int `json:"at"`
+	// A and B are windows around the first differing character (strings)
+	// or the values themselves, shortened; "" when absent on that side.
+	A string `json:"a"`
+	B string `json:"b"`
+	// Cut is the number of characters of the window before the
+	// difference, for aligning a marker.
+	Cut int `json:"cut"`
+	// Strings reports whether A and B are text windows (else JSON).
+	Strings bool `json:"strings"`
+}
+
+// EncodingDetail shows the first encoding difference.
+type EncodingDetail struct {
+	Path string `json:"path"`
+	// Note is "escaping", "key order", "whitespace" or "number spelling".
+	Note string `json:"note"`
+	// OffsetA and OffsetB are the byte offsets of the first differing
+	// byte in each record.
+	OffsetA int `json:"offsetA"`
+	OffsetB int `json:"offsetB"`
+	// A and B are the differing bytes (an escape sequence, a key, a
+	// number or a short run of bytes).
+	A string `json:"a"`
+	B string `json:"b"`
+}

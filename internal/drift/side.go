@@ -1,0 +1,210 @@
+package drift
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/headergold/headergold/internal/canon"
+	"github.com/tidwall/gjson"
+)
+
+// side reads the headers of one input in order: request/header events of a
+// session log, or request bodies.
+type side struct {
+	name   string
+	rr     *recordReader
+	format Format
+	log    int // logUndecided, logYes, logNo
+	count  int // headers returned so far
+	redact []Redaction
+	// current record
+	src  []byte
+	line int
+}
+
+const (
+	logUndecided = iota
+	logYes
+	logNo
+)
+
+func newSide(s Source, opts Options) *side {
+	sd := &side{name: s.Name, rr: newRecordReader(s.Name, s.Reader), format: opts.Format, redact: opts.Redact}
+	switch opts.Format {
+	case FormatAuto, "":
+		sd.format = FormatAuto
+	case FormatLog:
+		sd.log = logYes
+	default:
+		sd.log = logNo
+	}
+	if sd.log != logNo {
+		sd.rr.skip = func(head []byte) bool {
+			typ, ok := canonicalType(head)
+			return ok && string(typ) != headerType
+		}
+	}
+	return sd
+}
+
+// canonicalType returns the type of an event line written canonically,
+// {"type":"T","data":{, from its first bytes.
+func canonicalType(src []byte) ([]byte, bool) {
+	if !hasPrefix(src, eventPrefix) {
+		return nil, false
+	}
+	rest := src[len(eventPrefix):]
+	q := bytes.IndexByte(rest, '"')
+	if q < 0 || bytes.IndexByte(rest[:q], '\\') >= 0 || !hasPrefix(rest[q:], dataPrefix) {
+		return nil, false
+	}
+	return rest[:q], true
+}
+
+func hasPrefix(b []byte, prefix string) bool {
+	return len(b) >= len(prefix) && string(b[:len(prefix)]) == prefix
+}
+
+// The frame of a canonical event line, and the type of header events.
+const (
+	eventPrefix = `{"type":"`
+	dataPrefix  = `","data":{`
+	headerType  = "request/header"
+)
+
+// next advances to the next header record; it returns io.EOF at the end.
+// The record stays in s.src and s.line until the next call.
+func (s *side) next() error {
+	for {
+		src, line, err := s.rr.next()
+		if err != nil {
+			return err
+		}
+		if s.rr.skipped { // a long event other than request/header
+			if !hasEventSuffix(src) {
+				return &InputError{File: s.name, Line: line, Err: errors.New(`invalid JSON: event line does not end with "}}"`)}
+			}
+			s.log = logYes
+			continue
+		}
+		if s.log == logNo {
+			s.src, s.line = src, line
+			s.count++
+			return nil
+		}
+		isEvent, isHeader, err := classify(src)
+		if err != nil {
+			return s.errorAt(src, line, err)
+		}
+		if s.log == logUndecided {
+			s.log = logNo
+			if isEvent {
+				s.log = logYes
+			}
+		}
+		if s.log == logNo {
+			s.src, s.line = src, line
+			s.count++
+			return nil
+		}
+		if !isEvent {
+			return &InputError{File: s.name, Line: line, Err: errors.New(`not a session-log event (an object with "type" and "data" members)`)}
+		}
+		if isHeader {
+			s.src, s.line = src, line
+			s.count++
+			return nil
+		}
+	}
+}
+
+// classify tells whether a record is a session-log event and whether it is
+// a request/header event. A canonically written event is told from its
+// frame without parsing; anything else is parsed, and invalid JSON is an
+// error.
+func classify(src []byte) (isEvent, isHeader bool, err error) {
+	if typ, ok := canonicalType(src); ok && hasEventSuffix(src) {
+		return true, string(typ) == headerType, nil
+	}
+	if err := validate(src); err != nil {
+		return false, false, err
+	}
+	root := gjson.Parse(string(src))
+	typ, data := root.Get("type"), root.Get("data")
+	if !root.IsObject() || !typ.Exists() || !data.Exists() {
+		return false, false, nil
+	}
+	if typ.Type != gjson.String || !data.IsObject() {
+		return false, false, errors.New(`event needs a string "type" and an object "data"`)
+	}
+	return true, typ.Str == headerType, nil
+}
+
+// hasEventSuffix reports whether an event line ends as a canonical one
+// does, with the closing braces of data and of the event.
+func hasEventSuffix(src []byte) bool {
+	n := len(src)
+	for n > 0 && (src[n-1] == ' ' || src[n-1] == '\t' || src[n-1] == '\r') {
+		n--
+	}
+	return n >= 2 && src[n-2] == '}' && src[n-1] == '}'
+}
+
+// validate checks that src is one JSON value.
+func validate(src []byte) error {
+	if gjson.ValidBytes(src) {
+		return nil
+	}
+	if _, err := canon.Compact(nil, src); err != nil {
+		return err
+	}
+	return errors.New("invalid JSON")
+}
+
+// errorAt wraps err as an InputError at the record starting on line,
+// placing a syntax error on its own line and column.
+func (s *side) errorAt(src []byte, line int, err error) error {
+	var se *canon.SyntaxError
+	if errors.As(err, &se) {
+		return &InputError{File: s.name, Line: line + se.Line - 1, Column: se.Column, Err: fmt.Errorf("invalid JSON: %s", se.Msg)}
+	}
+	return &InputError{File: s.name, Line: line, Err: err}
+}
+
+// header parses the current record and returns its header.
+func (s *side) header() (*header, error) {
+	src := s.src
+	if err := validate(src); err != nil {
+		return nil, s.errorAt(src, s.line, err)
+	}
+	if len(s.redact) > 0 {
+		src = redactJSON(src, s.redact)
+	}
+	var (
+		h   *header
+		err error
+	)
+	if s.log == logYes {
+		h, err = logHeader(src, s.line)
+	} else {
+		h, err = bodyHeader(src, s.line, s.format)
+	}
+	if err != nil {
+		return nil, s.errorAt(src, s.line, err)
+	}
+	return h, nil
+}
+
+// drain counts the remaining headers of an input.
+func (s *side) drain() error {
+	for {
+		if err := s.next(); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}

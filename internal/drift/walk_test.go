@@ -1,0 +1,238 @@
+package drift
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// logLine wraps a header object in a request/header event.
+func logLine(header string) string {
+	return `{"type":"request/header","data":{"turn":1,"step":1,"reason":"initial","header":` + header + "}}\n"
+}
+
+func TestWalkKinds(t *testing.T) {
+	tests := []struct {
+		name      string
+		a, b      string // log headers, or bodies when they start with {"model"
+		path      string
+		kinds     []Kind
+		note      string // of the encoding or content detail
+		causeHint string
+	}{
+		{"number spelling", `{"config":{"model":"m","temperature":1.0}}`, `{"config":{"model":"m","temperature":1}}`,
+			"config.temperature", []Kind{Encoding}, "number spelling", "number"},
+		{"number value", `{"config":{"temperature":0.5}}`, `{"config":{"temperature":0.7}}`,
+			"config.temperature", []Kind{Content}, "", "config"},
+		{"whitespace", `{"config":{"model":"m"},"tools":[{"name":"a","parameters":{"type":"object"}}]}`,
+			`{"config":{"model":"m"},"tools":[{"name":"a","parameters":{ "type": "object" }}]}`,
+			"tools.0.parameters", []Kind{Encoding}, "whitespace", "whitespace"},
+		{"header layout", `{"config":{},"system":"s"}`, `{"config":{}, "system":"s"}`,
+			"", []Kind{Encoding}, "whitespace", "whitespace"},
+		{"header key order", `{"config":{},"system":"s"}`, `{"system":"s","config":{}}`,
+			"", []Kind{Encoding}, "key order", "key order"},
+		{"line separator", `{"system":"a` + "\u2028" + `b"}`, `{"system":"a\u2028b"}`,
+			"system", []Kind{Encoding}, "escaping", "U+2028"},
+		{"non-ascii", `{"system":"café"}`, `{"system":"caf\u00e9"}`,
+			"system", []Kind{Encoding}, "escaping", "non-ASCII"},
+		{"solidus", `{"system":"a/b"}`, `{"system":"a\/b"}`,
+			"system", []Kind{Encoding}, "escaping", `"/"`},
+		{"escaped key", `{"config":{"model":"m"}}`, `{"config":{"mod\u0065l":"m"}}`,
+			"config.model", []Kind{Encoding}, "escaping", "escaping"},
+		{"surrogate pair", `{"system":"x😀"}`, `{"system":"x\ud83d\ude00"}`,
+			"system", []Kind{Encoding}, "escaping", "non-ASCII"},
+		{"added member", `{"tools":[{"name":"a","parameters":{"properties":{}}}]}`,
+			`{"tools":[{"name":"a","parameters":{"properties":{"x":{"type":"string"}}}}]}`,
+			"tools.0.parameters.properties.x", []Kind{Content}, "", "tool"},
+		{"type change", `{"tools":[{"name":"a","strict":true}]}`, `{"tools":[{"name":"a","strict":"true"}]}`,
+			"tools.0.strict", []Kind{Content}, "", "tool"},
+		{"system removed", `{"config":{},"system":"s"}`, `{"config":{}}`,
+			"system", []Kind{Content}, "", "system"},
+		{"all tools removed", `{"config":{},"tools":[{"name":"a"},{"name":"b"}]}`, `{"config":{}}`,
+			"tools.0", []Kind{Removed}, "", "tool sets"},
+		{"all tools added", `{"config":{}}`, `{"config":{},"tools":[{"name":"a"}]}`,
+			"tools.0", []Kind{Added}, "", "tool sets"},
+		{"placeholder against list", `{"tools":"<<tools>>"}`, `{"tools":[{"name":"a"}]}`,
+			"tools", []Kind{Content}, "", ""},
+		{"reorder and content", `{"tools":[{"name":"a","description":"x"},{"name":"b"},{"name":"c"}]}`,
+			`{"tools":[{"name":"b"},{"name":"c"},{"name":"a","description":"y"}]}`,
+			"tools.0", []Kind{Reorder, Content}, "", "registration"},
+		{"content before reorder", `{"tools":[{"name":"a","description":"x"},{"name":"b"},{"name":"c"}]}`,
+			`{"tools":[{"name":"a","description":"y"},{"name":"c"},{"name":"b"}]}`,
+			"tools.0.description", []Kind{Reorder, Content}, "", "tool"},
+		{"duplicate names", `{"tools":[{"name":"a","description":"1"},{"name":"a","description":"2"}]}`,
+			`{"tools":[{"name":"a","description":"1"},{"name":"a","description":"3"}]}`,
+			"tools.1.description", []Kind{Content}, "", "tool"},
+		{"everything", `{"tools":[{"name":"a","description":"<"},{"name":"b"},{"name":"c"},{"name":"d"}]}`,
+			`{"tools":[{"name":"a","description":"\u003c"},{"name":"c"},{"name":"b"},{"name":"e"}]}`,
+			"tools.0.description", []Kind{Reorder, Added, Removed, Encoding}, "", "HTML"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := compareBytes(t, []byte(logLine(tt.a)), []byte(logLine(tt.b)), Options{})
+			checkDrift(t, res, 1, tt.path, tt.kinds...)
+			d := res.First
+			if tt.note != "" && (d.Encoding == nil || d.Encoding.Note != tt.note) {
+				t.Errorf("encoding detail %+v, want note %q", d.Encoding, tt.note)
+			}
+			if !strings.Contains(d.Cause, tt.causeHint) {
+				t.Errorf("cause %q, want it to mention %q", d.Cause, tt.causeHint)
+			}
+			var text strings.Builder
+			if err := res.WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestOffsets checks that reported byte offsets point at the differing
+// bytes of each record, through the header document built from a body.
+func TestOffsets(t *testing.T) {
+	a := `{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"tools":[{"functionDeclarations":[{"name":"x","description":"a < b"}]},{"googleSearch":{}}]}`
+	b := `{"contents":[{"role":"user","parts":[{"text":"hello"}]}],"tools":[{"functionDeclarations":[{"name":"x","description":"a \u003c b"}]},{"googleSearch":{}}]}`
+	res := compareBytes(t, []byte(a+"\n"), []byte(b+"\n"), Options{})
+	checkDrift(t, res, 1, "tools.0.description", Encoding)
+	e := res.First.Encoding
+	if a[e.OffsetA:e.OffsetA+1] != "<" || b[e.OffsetB:e.OffsetB+6] != `\u003c` {
+		t.Fatalf("offsets %d, %d point at %q and %q", e.OffsetA, e.OffsetB, a[e.OffsetA:], b[e.OffsetB:])
+	}
+	if res.First.A.WirePath != "tools.0.functionDeclarations.0.description" || res.First.A.Format != FormatGemini {
+		t.Fatalf("side A: %+v", res.First.A)
+	}
+
+	// A key-order difference points at the first key out of place.
+	a = `{"model":"m","messages":[],"temperature":1,"max_tokens":5}`
+	b = `{"model":"m","max_tokens":5,"messages":[],"temperature":1}`
+	res = compareBytes(t, []byte(a), []byte(b), Options{})
+	checkDrift(t, res, 1, "config", Encoding)
+	e = res.First.Encoding
+	if !strings.HasPrefix(a[e.OffsetA:], `"temperature"`) || !strings.HasPrefix(b[e.OffsetB:], `"max_tokens"`) {
+		t.Fatalf("key order at %d, %d: %q / %q", e.OffsetA, e.OffsetB, a[e.OffsetA:], b[e.OffsetB:])
+	}
+}
+
+func TestBodyParts(t *testing.T) {
+	tests := []struct {
+		name, a, b string
+		path, wire string
+		kinds      []Kind
+	}{
+		{"responses developer item",
+			`{"model":"m","input":[{"role":"developer","content":"be brief"},{"role":"user","content":"q"}]}`,
+			`{"model":"m","input":[{"role":"developer","content":"be short"},{"role":"user","content":"q"}]}`,
+			"system.0.content", "input.0.content", []Kind{Content}},
+		{"responses instructions",
+			`{"model":"m","instructions":"x","input":"q"}`, `{"model":"m","instructions":"y","input":"other"}`,
+			"system.0", "instructions", []Kind{Content}},
+		{"anthropic system string",
+			`{"model":"m","system":"x","messages":[],"max_tokens":1}`, `{"model":"m","system":"y","messages":[{"role":"user","content":"q"}],"max_tokens":1}`,
+			"system.0", "system", []Kind{Content}},
+		{"chat developer message late",
+			`{"model":"m","messages":[{"role":"user","content":"q"},{"role":"developer","content":"a"}]}`,
+			`{"model":"m","messages":[{"role":"user","content":"z"},{"role":"developer","content":"b"}]}`,
+			"system.0.content", "messages.1.content", []Kind{Content}},
+		{"gemini snake",
+			`{"contents":[],"system_instruction":{"parts":[{"text":"x"}]},"tools":[{"function_declarations":[{"name":"f"}]}]}`,
+			`{"contents":[],"system_instruction":{"parts":[{"text":"x"}]},"tools":[{"function_declarations":[{"name":"f","description":"d"}]}]}`,
+			"tools.0.description", "tools.0.function_declarations.0.description", []Kind{Content}},
+		{"gemini built-in tool",
+			`{"contents":[],"tools":[{"googleSearch":{}},{"codeExecution":{}}]}`,
+			`{"contents":[],"tools":[{"codeExecution":{}},{"googleSearch":{}}]}`,
+			"tools.0", "tools.0", []Kind{Reorder}},
+		{"stream flag ignored, model not",
+			`{"model":"a","messages":[],"stream":true}`, `{"model":"b","messages":[]}`,
+			"config.model", "model", []Kind{Content}},
+		{"responses built-in tool",
+			`{"model":"m","input":[],"tools":[{"type":"web_search"},{"type":"function","name":"f"}]}`,
+			`{"model":"m","input":[],"tools":[{"type":"function","name":"f"}]}`,
+			"tools.0", "tools.0", []Kind{Removed}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := compareBytes(t, []byte(tt.a), []byte(tt.b), Options{})
+			checkDrift(t, res, 1, tt.path, tt.kinds...)
+			if res.First.A.WirePath != tt.wire {
+				t.Fatalf("wire path %q, want %q", res.First.A.WirePath, tt.wire)
+			}
+		})
+	}
+	t.Run("only stream differs", func(t *testing.T) {
+		res := compareBytes(t, []byte(`{"model":"a","messages":[],"stream":true,"stream_options":{"include_usage":true}}`), []byte(`{"model":"a","messages":[]}`), Options{})
+		if !res.Identical {
+			t.Fatalf("stream flags count as drift: %+v", res.First)
+		}
+	})
+	t.Run("formats differ", func(t *testing.T) {
+		res := compareBytes(t, []byte(`{"model":"a","system":"s","messages":[]}`), []byte(`{"model":"a","messages":[{"role":"system","content":"s"}]}`), Options{})
+		if res.Identical || !strings.Contains(res.First.Cause, "different formats") {
+			t.Fatalf("got %+v", res.First)
+		}
+	})
+	t.Run("forced format", func(t *testing.T) {
+		// Read as OpenAI Chat, a body's top-level system is config.
+		res := compareBytes(t, []byte(`{"model":"a","system":"s","messages":[]}`), []byte(`{"model":"a","system":"t","messages":[]}`), Options{Format: FormatOpenAIChat})
+		checkDrift(t, res, 1, "config.system", Content)
+	})
+}
+
+func TestContentWindow(t *testing.T) {
+	long := strings.Repeat("é", 100)
+	res := compareBytes(t, []byte(logLine(`{"system":"`+long+`x`+long+`"}`)), []byte(logLine(`{"system":"`+long+`y`+long+`"}`)), Options{})
+	c := res.First.Content
+	if c == nil || c.At != 100 || !c.Strings || c.Cut != window+1 {
+		t.Fatalf("content detail %+v", c)
+	}
+	if want := "…" + strings.Repeat("é", window) + "x" + strings.Repeat("é", window-1) + "…"; c.A != want {
+		t.Fatalf("window %q, want %q", c.A, want)
+	}
+	var text strings.Builder
+	res.WriteText(&text)
+	lines := strings.Split(text.String(), "\n")
+	for i, l := range lines {
+		if strings.HasSuffix(l, "^") {
+			col := len([]rune(l)) - 1
+			if a := []rune(lines[i-2]); a[col] != 'x' {
+				t.Fatalf("marker at column %d under %q:\n%s", col, a[col], text.String())
+			}
+			return
+		}
+	}
+	t.Fatalf("no marker line:\n%s", text.String())
+}
+
+func TestIncreasing(t *testing.T) {
+	for _, tt := range []struct {
+		seq  []int
+		keep int
+	}{
+		{nil, 0}, {[]int{0}, 1}, {[]int{0, 1, 2}, 3}, {[]int{2, 1, 0}, 1}, {[]int{0, 3, 2, 1, 4}, 3}, {[]int{1, 2, 3, 0}, 3},
+	} {
+		keep := increasing(tt.seq)
+		var kept []int
+		for i, k := range keep {
+			if k {
+				kept = append(kept, tt.seq[i])
+			}
+		}
+		if len(kept) != tt.keep || !slices.IsSorted(kept) {
+			t.Errorf("increasing(%v) keeps %v, want %d increasing", tt.seq, kept, tt.keep)
+		}
+	}
+}
+
+func TestToolName(t *testing.T) {
+	for raw, want := range map[string]string{
+		`{"name":"a"}`: "a",
+		`{"type":"function","function":{"name":"b"}}`:   "b",
+		`{"type":"custom","custom":{"name":"c"}}`:       "c",
+		`{"type":"web_search"}`:                         "web_search",
+		`{"googleSearch":{}}`:                           "googleSearch",
+		`{}`:                                            "#3",
+		`{"name":{"not":"a string"},"type":"computer"}`: "computer",
+	} {
+		if got := toolName(parse(raw), 3); got != want {
+			t.Errorf("toolName(%s) = %q, want %q", raw, got, want)
+		}
+	}
+}
