@@ -175,3 +175,45 @@ func TestPermutationOrdersDiffer(t *testing.T) {
 		t.Errorf("20 seeds gave only %d distinct orders", len(orders))
 	}
 }
+
+func TestBundledDependencyFixtures(t *testing.T) {
+	logOf := func(name string) string {
+		t.Helper()
+		f, err := LoadFixture("../fixtures", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, err := runFixture(f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(run.Log)
+	}
+	for _, tc := range []struct {
+		name string
+		want []string // fragments, in this order
+	}{
+		{"depends-reorder", []string{`"proposed":["c1","c2"],"executed":["c2","c1"]`, `"callId":"c2","name":"create_issue","output":"#42"`, `"callId":"c1","name":"notify","output":"posted"`}},
+		{"depends-reject", []string{`"callId":"c1","name":"notify","output":"batch refused, nothing ran`, `(edge notify -> create_issue)","error":true`,
+			`"callId":"c2","name":"create_issue","output":"batch refused`, `"callId":"c3","name":"create_issue","output":"#42"`, `"callId":"c4","name":"notify","output":"posted"`}},
+		{"depends-missing", []string{`"callId":"c1","name":"notify","output":"not run: notify depends on create_issue`, `"callId":"c2","name":"create_issue","output":"#42"`, `"callId":"c3","name":"notify","output":"posted"`}},
+		{"depends-cycle", []string{`"reason":"error","message":"tool dependencies form a cycle: deploy -> verify -> deploy"`, `"agent/error"`}},
+		{"idempotent-replay", []string{`"callId":"c3","name":"fetch_doc","output":"# Install\ngo install ./...","replayed":true`, `"callId":"c4","name":"log_note","output":"noted again"}`,
+			`"callId":"c5","name":"fetch_doc","output":"# Install\ngo install ./...\nUse -race in CI."}`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			log := logOf(tc.name)
+			at := 0
+			for _, frag := range tc.want {
+				i := strings.Index(log[at:], frag)
+				if i < 0 {
+					t.Fatalf("no %q after byte %d of\n%s", frag, at, log)
+				}
+				at += i + len(frag)
+			}
+			if tc.name != "depends-reorder" && strings.Contains(log, "tool/plan") {
+				t.Errorf("unexpected tool/plan")
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/headergold/headergold/internal/agent"
@@ -208,6 +209,11 @@ func (f *Fixture) validateOwn() error {
 	if err := f.Config.ToolOrder.Validate(); err != nil {
 		return bad("config.toolOrder", "%v", err)
 	}
+	switch f.Config.DependencyPolicy {
+	case "", agent.PolicyReorder, agent.PolicyReject:
+	default:
+		return bad("config.dependencyPolicy", "unknown policy %q (want %q or %q)", f.Config.DependencyPolicy, agent.PolicyReorder, agent.PolicyReject)
+	}
 	for i, s := range f.Sections {
 		p := fmt.Sprintf("sections[%d]", i)
 		if s.ID == "" {
@@ -321,6 +327,9 @@ func (f *Fixture) inherit(parent *Fixture) (*Fixture, error) {
 	if f.configKeys["toolOrder"] > 0 {
 		cfg.ToolOrder = f.Config.ToolOrder
 	}
+	if f.configKeys["dependencyPolicy"] > 0 {
+		cfg.DependencyPolicy = f.Config.DependencyPolicy
+	}
 	f.Config = cfg
 	f.Sections = append(append([]Section(nil), parent.Sections...), f.Sections...)
 	f.Plugins = append(append([]Plugin(nil), parent.Plugins...), f.Plugins...)
@@ -387,4 +396,28 @@ func (l ListenerOp) validate() error {
 		return errors.New("section needs an id")
 	}
 	return nil
+}
+
+// deps returns the dependencies the fixture's tools declare, plugins and
+// listener-added tools alike, as the assembler unites them.
+func (f *Fixture) deps() assembler.Deps {
+	d := assembler.Deps{}
+	add := func(t assembler.Tool) {
+		for _, dep := range t.DependsOn {
+			if !slices.Contains(d[t.Name], dep) {
+				d[t.Name] = append(d[t.Name], dep)
+			}
+		}
+	}
+	for _, p := range f.Plugins {
+		for _, t := range p.Tools {
+			add(t)
+		}
+	}
+	for _, l := range f.Listeners {
+		if l.Schema != nil {
+			add(*l.Schema)
+		}
+	}
+	return d
 }

@@ -22,6 +22,9 @@ const (
 	CheckInvalid    = "invalid"    // the fixture cannot run: it cannot be tested
 )
 
+// CheckTrace, for tool calls that ran before their dependencies, is in
+// trace.go with the checks it names.
+
 // Failure is one failed check of a fixture.
 type Failure struct {
 	Check    string    // one of the Check constants
@@ -110,6 +113,14 @@ func (s *Suite) Check(f *Fixture) (*Outputs, *Result) {
 	}
 	if err := agent.CheckRebuild(first.Log, first.Requests); err != nil {
 		fail(CheckRebuild, "", 0, "%v", err)
+	}
+	if tf := traceFailure(f, s.goldenPath(f.Name), first.Log); tf != nil {
+		res.Failures = append(res.Failures, *tf)
+	}
+	if s.opts.shuffle() > 0 {
+		if bf := checkBatches(f, first.Log, permutationSeed(s.opts.Seed, f.Name, 0)); bf != nil {
+			res.Failures = append(res.Failures, *bf)
+		}
 	}
 	if f.addsNothing() {
 		s.checkUniformity(f, first, res)
@@ -239,6 +250,13 @@ func (s *Suite) CompareGolden(f *Fixture, out *Outputs) []Failure {
 				fails = append(fails, Failure{Check: CheckGuard, File: file, Line: line,
 					Msg: "golden log is not templated: headers must hold \"<<system>>\" and \"<<tools>>\"; record it again"})
 				return
+			}
+		}
+		if check == CheckGolden {
+			// The recorded tool calls must still respect the declared
+			// edges: a dependency added since recording shows here, by edge.
+			if tf := traceFailure(f, file, want); tf != nil {
+				fails = append(fails, *tf)
 			}
 		}
 		if m := compareFile(file, want, got); m != nil {

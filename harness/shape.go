@@ -34,7 +34,7 @@ var fixtureShape = func() *shape {
 		"description": anything,
 		"pin":         anything,
 		"extends":     anything,
-		"config":      object(map[string]*shape{"persona": anything, "model": anything, "toolOrder": anything}),
+		"config":      object(map[string]*shape{"persona": anything, "model": anything, "toolOrder": anything, "dependencyPolicy": anything}),
 		"sections":    arrayOf(section),
 		"plugins": arrayOf(object(map[string]*shape{
 			"name":       anything,

@@ -22,6 +22,9 @@ type Config struct {
 	Persona   string
 	Model     string
 	ToolOrder assembler.ToolOrder
+	// DependencyPolicy is PolicyReorder (the default when empty) or
+	// PolicyReject; see the dependency rule in deps.go.
+	DependencyPolicy string
 }
 
 // Options wires an agent to its surroundings.
@@ -55,6 +58,8 @@ type Agent struct {
 	resumed        bool   // the log held events when this instance started
 	loggedInstance bool   // this instance has logged a header
 	hbuf           []byte // scratch for the assembled header's bytes
+	policy         string
+	ledger         *ledger // tool calls completed so far in the session
 }
 
 // New builds the system-prompt service from cfg and an agent around it.
@@ -76,7 +81,14 @@ func New(cfg Config, opts Options) (*Agent, error) {
 	if opts.MaxSteps <= 0 {
 		opts.MaxSteps = DefaultMaxSteps
 	}
-	a := &Agent{svc: svc, opts: opts, log: opts.Log, tools: tools}
+	switch cfg.DependencyPolicy {
+	case "":
+		cfg.DependencyPolicy = PolicyReorder
+	case PolicyReorder, PolicyReject:
+	default:
+		return nil, fmt.Errorf("dependencyPolicy: unknown policy %q (want %q or %q)", cfg.DependencyPolicy, PolicyReorder, PolicyReject)
+	}
+	a := &Agent{svc: svc, opts: opts, log: opts.Log, tools: tools, policy: cfg.DependencyPolicy, ledger: newLedger()}
 	if a.log == nil {
 		a.log = NewLog()
 	}
@@ -94,6 +106,7 @@ func New(cfg Config, opts Options) (*Agent, error) {
 		return nil, err
 	}
 	a.resumed = len(prior) > 0
+	a.ledger.fold(prior)
 	return a, nil
 }
 
@@ -135,7 +148,7 @@ func (a *Agent) RunTurn(ctx context.Context, user string) error {
 		}
 		a.emit(stepLine(TypeStepStart, turn, step))
 		a.logHeader(turn, step, h)
-		more, err := a.step(ctx, turn, step)
+		more, err := a.step(ctx, turn, step, h)
 		a.emit(stepLine(TypeStepEnd, turn, step))
 		if err != nil {
 			return a.fail(turn, err)
@@ -179,7 +192,7 @@ func (a *Agent) logHeader(turn, step int, h *assembler.Header) {
 
 // step dispatches the projected request, logs the reply and answers its tool
 // calls. It reports whether the model asked for tools (another step).
-func (a *Agent) step(ctx context.Context, turn, step int) (bool, error) {
+func (a *Agent) step(ctx context.Context, turn, step int, h *assembler.Header) (bool, error) {
 	raw, err := a.proj.AppendRequest(nil)
 	if err != nil {
 		return false, err
@@ -201,15 +214,54 @@ func (a *Agent) step(ctx context.Context, turn, step int) (bool, error) {
 		msg.raw("toolCalls", enc)
 	}
 	a.emit(msg)
-	for _, c := range calls {
+	a.runBatch(ctx, turn, step, calls, h)
+	return len(calls) > 0, nil
+}
+
+// runBatch answers the tool calls of one reply under the dependency rule.
+func (a *Agent) runBatch(ctx context.Context, turn, step int, calls []ToolCall, h *assembler.Header) {
+	result := func(c ToolCall, out string, isError, replayed bool) {
+		a.emit(stepLine(TypeToolResult, turn, step).str("callId", c.ID).str("name", c.Name).
+			str("output", out).flag("error", isError).flag("replayed", replayed))
+	}
+	deps := h.Deps()
+	names := make([]string, len(calls))
+	for i, c := range calls {
+		names[i] = c.Name
+	}
+	order, violated := Plan(names, deps, a.policy)
+	if violated != nil {
+		for _, c := range calls {
+			result(c, fmt.Sprintf("batch refused, nothing ran: %s was proposed before %s, but %s depends on it (edge %s)",
+				violated.From, violated.To, violated.From, violated), true, false)
+		}
+		return
+	}
+	if !isIdentity(order) {
+		a.emit(stepLine(TypeToolPlan, turn, step).strs("proposed", callIDs(calls, identity(len(calls)))).strs("executed", callIDs(calls, order)))
+	}
+	for _, i := range order {
+		c := calls[i]
+		if dep := a.ledger.missing(c.Name, deps); dep != "" {
+			result(c, fmt.Sprintf("not run: %s depends on %s, which has not completed successfully (edge %s)",
+				c.Name, dep, Edge{c.Name, dep}), true, false)
+			continue
+		}
+		if h.Idempotent(c.Name) {
+			if out, ok := a.ledger.results[ledgerKey(c.Name, c.Arguments)]; ok {
+				result(c, out, false, true)
+				continue
+			}
+		}
 		res, err := a.tools.RunTool(ctx, c)
 		if err != nil {
 			res = ToolResult{Output: err.Error(), IsError: true}
 		}
-		a.emit(stepLine(TypeToolResult, turn, step).
-			str("callId", c.ID).str("name", c.Name).str("output", res.Output).flag("error", res.IsError))
+		if !res.IsError {
+			a.ledger.record(c.Name, c.Arguments, res.Output)
+		}
+		result(c, res.Output, res.IsError, false)
 	}
-	return len(calls) > 0, nil
 }
 
 // encodeCalls writes tool calls canonically; arguments default to {}.

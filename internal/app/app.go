@@ -25,6 +25,8 @@ type Row struct {
 	Persona   string              `json:"persona,omitempty"`
 	Model     string              `json:"model,omitempty"`
 	ToolOrder assembler.ToolOrder `json:"toolOrder,omitzero"`
+	// DependencyPolicy is "reorder" (default) or "reject".
+	DependencyPolicy string `json:"dependencyPolicy,omitempty"`
 }
 
 // DecodeRow reads a row strictly: the row is one JSON object; unknown
@@ -81,7 +83,7 @@ var rowMembers = func() []string {
 // core converts a row into the agent core's config. It is the single place
 // where the row's fields cross into the core.
 func (r Row) core() agent.Config {
-	return agent.Config{Persona: r.Persona, Model: r.Model, ToolOrder: r.ToolOrder}
+	return agent.Config{Persona: r.Persona, Model: r.Model, ToolOrder: r.ToolOrder, DependencyPolicy: r.DependencyPolicy}
 }
 
 // CLI composes the command-line app: the agent core driven by a terminal.

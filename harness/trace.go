@@ -1,0 +1,154 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/headergold/headergold/internal/agent"
+	"github.com/headergold/headergold/internal/assembler"
+	"github.com/tidwall/gjson"
+)
+
+// CheckTrace is the check of executed tool calls against the declared
+// dependencies: a call that ran before a tool it depends on completed.
+const CheckTrace = "trace"
+
+// traceFailure checks a log's executed tool calls against the fixture's
+// declared dependencies; file names where the log lives, for the report.
+func traceFailure(f *Fixture, file string, log []byte) *Failure {
+	err := agent.CheckTrace(log, f.deps())
+	var te *agent.TraceError
+	if !errors.As(err, &te) {
+		return nil
+	}
+	return &Failure{Check: CheckTrace, File: file, Line: te.Line,
+		Msg: fmt.Sprintf("%s: call %q of %s ran before %s had completed successfully: it violates the declared edge %s",
+			f.Name, te.CallID, te.Edge.From, te.Edge.To, te.Edge)}
+}
+
+// maxBatchPermutations bounds how many orders of one batch are planned;
+// batches of up to 6 calls are tried in every order.
+const maxBatchPermutations = 720
+
+// checkBatches replans every tool-call batch of the log in every proposal
+// order (or a seeded sample of them) under the fixture's policy and
+// dependencies, and checks the plan: under reorder a topological order that
+// keeps an already valid proposal as it is; under reject a refusal exactly
+// when the proposal violates an edge.
+func checkBatches(f *Fixture, log []byte, seed uint64) *Failure {
+	deps, policy := f.deps(), f.Config.DependencyPolicy
+	if policy == "" {
+		policy = agent.PolicyReorder
+	}
+	rng := rand.New(rand.NewPCG(seed, 1))
+	var fail *Failure
+	n := 0
+	_ = forEachLogLine(log, func(line int, ev gjson.Result) bool {
+		n = line
+		if ev.Get("type").String() != agent.TypeAssistantMessage {
+			return true
+		}
+		var names []string
+		ev.Get("data.toolCalls").ForEach(func(_, c gjson.Result) bool {
+			names = append(names, c.Get("name").String())
+			return true
+		})
+		if len(names) < 2 {
+			return true
+		}
+		for _, proposal := range permutations(names, rng) {
+			if msg := checkPlan(proposal, deps, policy); msg != "" {
+				fail = &Failure{Check: CheckPermute, Line: n,
+					Msg: fmt.Sprintf("%s: the batch at log line %d proposed as %v: %s", f.Name, n, proposal, msg)}
+				return false
+			}
+		}
+		return true
+	})
+	return fail
+}
+
+// checkPlan plans one proposal and returns what is wrong with the plan.
+func checkPlan(names []string, deps assembler.Deps, policy string) string {
+	violation := firstViolation(names, deps)
+	order, edge := agent.Plan(names, deps, policy)
+	if policy == agent.PolicyReject {
+		switch {
+		case violation != nil && edge == nil:
+			return fmt.Sprintf("runs although it violates %s", violation)
+		case violation == nil && edge != nil:
+			return fmt.Sprintf("refused for %s although no edge is violated", edge)
+		}
+		return ""
+	}
+	executed := make([]string, len(order))
+	for i, j := range order {
+		executed[i] = names[j]
+	}
+	if len(order) != len(names) {
+		return fmt.Sprintf("the plan runs %d of %d calls", len(order), len(names))
+	}
+	if v := firstViolation(executed, deps); v != nil {
+		return fmt.Sprintf("the plan %v runs %s before %s", executed, v.From, v.To)
+	}
+	if violation == nil {
+		for i, j := range order {
+			if i != j {
+				return fmt.Sprintf("the plan %v reorders a proposal that violates no edge", executed)
+			}
+		}
+	}
+	return ""
+}
+
+// firstViolation returns the first edge a sequence of calls runs against.
+func firstViolation(names []string, deps assembler.Deps) *agent.Edge {
+	for i, a := range names {
+		for _, b := range names[i+1:] {
+			if deps.DependsOn(a, b) {
+				return &agent.Edge{From: a, To: b}
+			}
+		}
+	}
+	return nil
+}
+
+// permutations returns every order of names, or a seeded sample when there
+// are more than maxBatchPermutations.
+func permutations(names []string, rng *rand.Rand) [][]string {
+	var out [][]string
+	if len(names) <= 6 {
+		var rec func(k int, cur []string)
+		rec = func(k int, cur []string) {
+			if k == len(cur) {
+				out = append(out, append([]string(nil), cur...))
+				return
+			}
+			for i := k; i < len(cur); i++ {
+				cur[k], cur[i] = cur[i], cur[k]
+				rec(k+1, cur)
+				cur[k], cur[i] = cur[i], cur[k]
+			}
+		}
+		rec(0, append([]string(nil), names...))
+		return out
+	}
+	for range maxBatchPermutations {
+		p := append([]string(nil), names...)
+		rng.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+		out = append(out, p)
+	}
+	return out
+}
+
+// forEachLogLine calls fn with every event of a log and its 1-based line
+// until fn returns false.
+func forEachLogLine(log []byte, fn func(line int, ev gjson.Result) bool) error {
+	for n, line := range splitLines(log) {
+		if !fn(n+1, gjson.ParseBytes(line)) {
+			return nil
+		}
+	}
+	return nil
+}

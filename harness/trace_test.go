@@ -1,0 +1,100 @@
+package harness
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/headergold/headergold/internal/agent"
+	"github.com/headergold/headergold/internal/assembler"
+)
+
+// TestNewEdgeCaught adds a tool to an existing fixture's registry whose
+// declaration puts a new edge between calls the golden log recorded in the
+// other order: replay names the fixture, the recorded event and the edge,
+// and the replanned run differs from the recording.
+func TestNewEdgeCaught(t *testing.T) {
+	opts := copyBundled(t)
+	path := filepath.Join(opts.Fixtures, "idempotent-replay.json")
+	b := readFile(t, path)
+	// A second fetch_doc, from a new plugin, that depends on log_note.
+	b = bytes.Replace(b, []byte(`"plugins": [`), []byte(`"plugins": [
+    {"name": "audit", "tools": [{"name": "fetch_doc", "description": "Fetch a document, audited.", "dependsOn": ["log_note"]}]},`), 1)
+	writeFile(t, path, string(b))
+	fails := replayOne(t, mustLoad(t, opts), "idempotent-replay")
+	f := failureWith(t, fails, CheckTrace, "idempotent-replay.golden", `call "c1" of fetch_doc ran before log_note`, "edge fetch_doc -> log_note")
+	if f.Line != 6 {
+		t.Errorf("line %d, want 6 (the first tool/result of the recording)", f.Line)
+	}
+	failureWith(t, fails, CheckGolden, "idempotent-replay.golden")
+	// The new run itself respects the edge: it plans log_note first.
+	s := mustLoad(t, opts)
+	out, res := s.Check(s.Fixture("idempotent-replay"))
+	for _, fail := range res.Failures {
+		t.Errorf("the run with the new edge: %s", fail)
+	}
+	if !bytes.Contains(out.Log, []byte(`"proposed":["c1","c2"],"executed":["c2","c1"]`)) {
+		t.Errorf("no tool/plan for the new edge:\n%s", out.Log)
+	}
+}
+
+func TestTraceCheckOnRun(t *testing.T) {
+	f, err := LoadFixture("../fixtures", "depends-reorder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := runFixture(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tf := traceFailure(f, "x", run.Log); tf != nil {
+		t.Fatalf("the bundled run violates its edges: %s", tf)
+	}
+	// The same events in the model's order would violate notify -> create_issue.
+	swapped := bytes.Replace(run.Log, []byte(`"callId":"c2","name":"create_issue"`), []byte(`"callId":"cX","name":"create_issue"`), 1)
+	lines := bytes.SplitAfter(swapped, []byte("\n"))
+	for i := range lines {
+		if bytes.Contains(lines[i], []byte(`"callId":"cX"`)) {
+			lines[i], lines[i+1] = lines[i+1], lines[i]
+			break
+		}
+	}
+	tf := traceFailure(f, "x", bytes.Join(lines, nil))
+	if tf == nil || !strings.Contains(tf.Msg, "edge notify -> create_issue") {
+		t.Fatalf("trace failure = %v", tf)
+	}
+}
+
+func TestCheckPlan(t *testing.T) {
+	deps := assembler.Deps{"notify": {"create"}}
+	for _, tc := range []struct {
+		names  []string
+		policy string
+	}{
+		{[]string{"notify", "create"}, agent.PolicyReorder},
+		{[]string{"create", "notify"}, agent.PolicyReorder},
+		{[]string{"notify", "x", "create", "notify"}, agent.PolicyReorder},
+		{[]string{"notify", "create"}, agent.PolicyReject},
+		{[]string{"create", "x", "notify"}, agent.PolicyReject},
+	} {
+		if msg := checkPlan(tc.names, deps, tc.policy); msg != "" {
+			t.Errorf("%v %s: %s", tc.names, tc.policy, msg)
+		}
+	}
+	if v := firstViolation([]string{"x", "notify", "create"}, deps); v == nil || v.String() != "notify -> create" {
+		t.Errorf("firstViolation = %v", v)
+	}
+	if got := len(permutations([]string{"a", "b", "c", "d"}, nil)); got != 24 {
+		t.Errorf("%d permutations of 4", got)
+	}
+}
+
+func TestDependencyPolicyValidated(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "p.json"), "{\n  \"description\": \"x\",\n  \"config\": {\"dependencyPolicy\": \"random\"},\n  \"turns\": [{\"user\": \"x\"}]\n}\n")
+	_, err := LoadFixture(dir, "p")
+	if err == nil || !strings.Contains(err.Error(), `p.json:3:34: config.dependencyPolicy: unknown policy "random"`) {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -1,0 +1,226 @@
+package agent
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	"github.com/headergold/headergold/internal/assembler"
+	"github.com/headergold/headergold/internal/canon"
+	"github.com/tidwall/gjson"
+)
+
+// The tool-dependency rule, in one place.
+//
+// A tool may declare dependsOn: tools that must have completed successfully
+// before it runs. A reply with several tool calls is a batch, and the edges
+// between its calls say that every call of a dependency runs before every
+// call of its dependent. Under the reorder policy the batch runs in the
+// topological order that keeps the model's order wherever the edges leave it
+// free: at each point, the earliest proposed call whose dependencies in the
+// batch have run (the least topological order by proposal index). Under the
+// reject policy a batch proposed against an edge runs nothing. In both, a
+// call whose dependency has not completed successfully earlier in the
+// session, or earlier in its batch, does not run; and an idempotent tool
+// called again with the same arguments (key order ignored) returns its first
+// successful result without running.
+
+// Dependency policies of the app config's dependencyPolicy.
+const (
+	PolicyReorder = "reorder" // run a batch in a dependency-respecting order (default)
+	PolicyReject  = "reject"  // refuse a batch proposed against an edge
+)
+
+// Edge is a declared dependency: From depends on To, so To runs first.
+type Edge struct {
+	From, To string
+}
+
+func (e Edge) String() string { return e.From + " -> " + e.To }
+
+// Plan returns the order in which a batch of calls (their tool names, in the
+// model's order) runs under policy, as indices into names. Under reject, a
+// batch that proposes a dependent before its dependency returns a nil order
+// and the first violated edge in proposal order.
+func Plan(names []string, deps assembler.Deps, policy string) ([]int, *Edge) {
+	if policy == PolicyReject {
+		for i, a := range names {
+			for _, b := range names[i+1:] {
+				if deps.DependsOn(a, b) {
+					return nil, &Edge{From: a, To: b}
+				}
+			}
+		}
+		return identity(len(names)), nil
+	}
+	placed := make([]bool, len(names))
+	order := make([]int, 0, len(names))
+	for len(order) < len(names) {
+		next := -1
+		for i := range names {
+			if !placed[i] && ready(i, names, placed, deps) {
+				next = i
+				break
+			}
+		}
+		if next < 0 {
+			// Only a cycle leaves nothing ready, and Assemble rejects
+			// cycles; keep the model's order for what is left.
+			for i := range names {
+				if !placed[i] {
+					placed[i] = true
+					order = append(order, i)
+				}
+			}
+			break
+		}
+		placed[next] = true
+		order = append(order, next)
+	}
+	return order, nil
+}
+
+func identity(n int) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	return order
+}
+
+// ready reports whether every other call of the batch that call i depends on
+// has been placed.
+func ready(i int, names []string, placed []bool, deps assembler.Deps) bool {
+	for j, other := range names {
+		if j != i && !placed[j] && deps.DependsOn(names[i], other) {
+			return false
+		}
+	}
+	return true
+}
+
+// ledger is what the session has done with tools so far: which completed
+// successfully, and the first successful output of each (tool, canonical
+// arguments), for idempotent tools. A resumed loop rebuilds it from the log.
+type ledger struct {
+	completed map[string]bool
+	results   map[string]string // ledgerKey → output
+}
+
+func newLedger() *ledger {
+	return &ledger{completed: map[string]bool{}, results: map[string]string{}}
+}
+
+// ledgerKey identifies a call by tool and arguments, key order ignored.
+func ledgerKey(name string, args []byte) string {
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = []byte("{}")
+	}
+	sorted, err := canon.AppendSorted([]byte(name+"\x00"), args)
+	if err != nil {
+		return name + "\x00" + string(args)
+	}
+	return string(sorted)
+}
+
+// record notes a successful run of a call.
+func (l *ledger) record(name string, args []byte, output string) {
+	l.completed[name] = true
+	key := ledgerKey(name, args)
+	if _, ok := l.results[key]; !ok {
+		l.results[key] = output
+	}
+}
+
+// missing returns the first dependency of name that has not completed.
+func (l *ledger) missing(name string, deps assembler.Deps) string {
+	for _, d := range deps[name] {
+		if !l.completed[d] {
+			return d
+		}
+	}
+	return ""
+}
+
+// fold reads the tool history of a log: assistant/message tool calls give
+// each call's tool and arguments, successful tool/result events complete
+// them.
+func (l *ledger) fold(log []byte) {
+	calls := map[string]gjson.Result{}
+	_ = forEachLine(log, func(_ int, line []byte) error {
+		ev := gjson.ParseBytes(line)
+		switch ev.Get("type").String() {
+		case TypeAssistantMessage:
+			ev.Get("data.toolCalls").ForEach(func(_, c gjson.Result) bool {
+				calls[c.Get("id").String()] = c
+				return true
+			})
+		case TypeToolResult:
+			d := ev.Get("data")
+			if d.Get("error").Bool() {
+				return nil
+			}
+			c := calls[d.Get("callId").String()]
+			l.record(d.Get("name").String(), []byte(c.Get("arguments").Raw), d.Get("output").String())
+		}
+		return nil
+	})
+}
+
+// TraceError reports a tool that ran before one of its dependencies had
+// completed successfully.
+type TraceError struct {
+	Line   int    // 1-based log line of the offending tool/result
+	CallID string // the call that ran too early
+	Edge   Edge   // the dependency it ran without
+}
+
+func (e *TraceError) Error() string {
+	return fmt.Sprintf("line %d: tool/result of call %q: %s ran before %s had completed successfully (edge %s)",
+		e.Line, e.CallID, e.Edge.From, e.Edge.To, e.Edge)
+}
+
+// CheckTrace checks the executed tool calls of a log (full or templated)
+// against declared dependencies: every call that ran (a tool/result that
+// is neither an error nor replayed) must come after a successful result of
+// each tool it depends on. It returns the first violation as a *TraceError.
+func CheckTrace(log []byte, deps assembler.Deps) error {
+	completed := map[string]bool{}
+	return forEachLine(log, func(n int, line []byte) error {
+		if !bytes.Contains(line, []byte(`"tool/result"`)) {
+			return nil
+		}
+		ev := gjson.ParseBytes(line)
+		if ev.Get("type").String() != TypeToolResult {
+			return nil
+		}
+		d := ev.Get("data")
+		if d.Get("error").Bool() {
+			return nil
+		}
+		name := d.Get("name").String()
+		if !d.Get("replayed").Bool() {
+			for _, dep := range deps[name] {
+				if !completed[dep] {
+					return &TraceError{Line: n, CallID: d.Get("callId").String(), Edge: Edge{From: name, To: dep}}
+				}
+			}
+		}
+		completed[name] = true
+		return nil
+	})
+}
+
+// callIDs lists the ids of calls in the given order.
+func callIDs(calls []ToolCall, order []int) []string {
+	ids := make([]string, len(order))
+	for i, j := range order {
+		ids[i] = calls[j].ID
+	}
+	return ids
+}
+
+// isIdentity reports whether order is 0, 1, 2, ...
+func isIdentity(order []int) bool {
+	return slices.Equal(order, identity(len(order)))
+}
