@@ -55,6 +55,8 @@ type Suite struct {
 	all      []*Fixture // every fixture, by name
 	byName   map[string]*Fixture
 	findings []Finding // problems of the layout not tied to one fixture
+	// goldenFiles holds the names in the golden directory at Load.
+	goldenFiles map[string]bool
 	// run runs a fixture; tests swap it to inject faults.
 	run func(*Fixture, *registration) (*Run, error)
 }
@@ -161,7 +163,9 @@ func (s *Suite) scanGolden() error {
 	if err != nil {
 		return fmt.Errorf("golden: %w", err)
 	}
+	s.goldenFiles = make(map[string]bool, len(entries))
 	for _, e := range entries {
+		s.goldenFiles[e.Name()] = !e.IsDir()
 		name, kind := goldenName(e.Name())
 		if kind == "" || e.IsDir() {
 			continue

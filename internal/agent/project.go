@@ -120,6 +120,18 @@ func (p *Projector) AppendRequest(dst []byte) ([]byte, error) {
 	return append(dst, ']', '}'), nil
 }
 
+// requestEqual reports whether got is the request AppendRequest would
+// write, without writing it.
+func (p *Projector) requestEqual(got []byte) bool {
+	for _, part := range [][]byte{p.header[:len(p.header)-1], []byte(`,"messages":[`), p.messages, []byte("]}")} {
+		if !bytes.HasPrefix(got, part) {
+			return false
+		}
+		got = got[len(part):]
+	}
+	return len(got) == 0
+}
+
 // Rebuild returns the exact bytes of the request that follows the log prefix:
 // a pure function of the prefix. Errors name the 1-based line.
 func Rebuild(prefix []byte) ([]byte, error) {
@@ -156,13 +168,13 @@ func CheckRebuild(log []byte, received [][]byte) error {
 		if mismatch != nil {
 			return nil
 		}
-		want, err := p.AppendRequest(nil)
-		if err != nil {
-			return fmt.Errorf("line %d: %w", n, err)
+		if len(p.header) < 2 {
+			return fmt.Errorf("line %d: no request/header in force", n)
 		}
 		if step > len(received) {
 			mismatch = fmt.Errorf("step %d (before line %d): the adapter received only %d requests", step, n, len(received))
-		} else if got := received[step-1]; !bytes.Equal(want, got) {
+		} else if got := received[step-1]; !p.requestEqual(got) {
+			want, _ := p.AppendRequest(nil)
 			mismatch = &RebuildError{Step: step, Line: n, Want: want, Got: bytes.Clone(got)}
 		}
 		return nil
