@@ -124,6 +124,7 @@ type FixtureError struct {
 	Msg    string
 }
 
+// Error formats the error as FILE:LINE:COL: PATH: MSG.
 func (e *FixtureError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)

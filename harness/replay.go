@@ -35,6 +35,7 @@ type Failure struct {
 	Mismatch *Mismatch // the first difference, for comparisons
 }
 
+// String formats the failure as the replay report prints it.
 func (f Failure) String() string {
 	loc := ""
 	if f.File != "" {

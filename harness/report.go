@@ -22,6 +22,7 @@ type Mismatch struct {
 	Got    string // the produced line, windowed around the difference
 }
 
+// String formats the mismatch as FILE:LINE: reason, then both sides.
 func (m *Mismatch) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s:%d: %s", m.File, m.Line, m.Reason)

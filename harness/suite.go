@@ -67,6 +67,7 @@ type Finding struct {
 	Msg  string
 }
 
+// String formats the finding as FILE: message.
 func (f Finding) String() string { return f.File + ": " + f.Msg }
 
 // Load reads and validates every fixture in the fixtures directory and

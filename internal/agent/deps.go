@@ -36,6 +36,7 @@ type Edge struct {
 	From, To string
 }
 
+// String spells the edge as "from -> to".
 func (e Edge) String() string { return e.From + " -> " + e.To }
 
 // Plan returns the order in which a batch of calls (their tool names, in the
@@ -175,6 +176,7 @@ type TraceError struct {
 	Edge   Edge   // the dependency it ran without
 }
 
+// Error names the line, the call and the violated edge.
 func (e *TraceError) Error() string {
 	return fmt.Sprintf("line %d: tool/result of call %q: %s ran before %s had completed successfully (edge %s)",
 		e.Line, e.CallID, e.Edge.From, e.Edge.To, e.Edge)

@@ -221,6 +221,8 @@ type RebuildError struct {
 	Got  []byte // what the adapter received
 }
 
+// Error names the step and shows both requests around their first
+// differing byte.
 func (e *RebuildError) Error() string {
 	i := 0
 	for i < len(e.Want) && i < len(e.Got) && e.Want[i] == e.Got[i] {

@@ -202,6 +202,7 @@ type UnknownToolsError struct {
 // maxKnownInMessage bounds the known-tool list in the error text.
 const maxKnownInMessage = 100
 
+// Error names the unknown tools and lists the known ones.
 func (e *UnknownToolsError) Error() string {
 	var b strings.Builder
 	b.WriteString("toolOrder names ")

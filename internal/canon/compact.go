@@ -21,6 +21,7 @@ type SyntaxError struct {
 	Msg    string // what is wrong
 }
 
+// Error formats the error as "line L, column C: message".
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
 }
