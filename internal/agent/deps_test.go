@@ -372,3 +372,51 @@ func TestCheckTraceFindsViolation(t *testing.T) {
 		t.Errorf("valid trace: %v", err)
 	}
 }
+
+// FuzzPlan builds a DAG and a batch from the fuzzer's bytes (edges only
+// point from higher to lower tool numbers, so the graph is acyclic) and
+// checks the plan under both policies against the brute-force reference.
+func FuzzPlan(f *testing.F) {
+	f.Add([]byte{5, 0b1011, 0b0110, 3, 1, 4, 0, 2})
+	f.Add([]byte{2, 1, 0, 1, 0, 1})
+	f.Add([]byte{12, 255, 255, 255, 255, 11, 10, 9, 8, 7, 6, 5})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 2 {
+			return
+		}
+		n := 1 + int(data[0])%12
+		data = data[1:]
+		names := make([]string, n)
+		for i := range names {
+			names[i] = fmt.Sprintf("t%d", i)
+		}
+		deps := assembler.Deps{}
+		for i := 1; i < n && len(data) > 0; i++ {
+			bits := data[0]
+			data = data[1:]
+			for j := 0; j < i && j < 8; j++ {
+				if bits&(1<<j) != 0 {
+					deps[names[i]] = append(deps[names[i]], names[j])
+				}
+			}
+		}
+		var batch []string
+		for _, b := range data {
+			if len(batch) == 7 {
+				break
+			}
+			batch = append(batch, names[int(b)%n])
+		}
+		if len(batch) == 0 {
+			return
+		}
+		order, _ := agent.Plan(batch, deps, agent.PolicyReorder)
+		if want := leastTopological(batch, deps); !slices.Equal(order, want) {
+			t.Fatalf("reorder %v deps %v: plan %v, want %v", batch, deps, order, want)
+		}
+		rorder, edge := agent.Plan(batch, deps, agent.PolicyReject)
+		if violates(batch, deps) != (edge != nil) || (edge != nil && rorder != nil) {
+			t.Fatalf("reject %v deps %v: order %v edge %v", batch, deps, rorder, edge)
+		}
+	})
+}
