@@ -9,30 +9,12 @@ import (
 	"testing"
 
 	"github.com/headergold/headergold/internal/assembler"
+	"github.com/headergold/headergold/internal/corpustest"
 	"github.com/tidwall/gjson"
 )
 
-// corpusDir finds ../shared/corpus above the working directory, or skips:
-// the corpus sits beside the repository on the development machines and is
-// not part of a user's clone.
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		c := filepath.Join(dir, "shared", "corpus")
-		if st, err := os.Stat(c); err == nil && st.IsDir() {
-			return c
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Skip("shared/corpus is not beside this checkout: the cross-check with recorded headers needs it")
-		}
-		dir = up
-	}
-}
+// corpusDir finds the shared corpus or skips the test.
+func corpusDir(t *testing.T) string { return corpustest.Dir(t) }
 
 // TestCrossCheckDSHTextTurn registers the 19 tools of a header recorded by
 // the TypeScript system, shuffled across plugins, and requires the pinned

@@ -11,33 +11,12 @@ import (
 
 	"github.com/headergold/headergold/internal/assembler"
 	"github.com/headergold/headergold/internal/canon"
+	"github.com/headergold/headergold/internal/corpustest"
 	"github.com/tidwall/gjson"
 )
 
-// corpusDir finds the shared corpus: $HEADERGOLD_CORPUS, or a shared/corpus
-// directory beside the working directory or any of its parents. It skips
-// the test when there is none.
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	if dir := os.Getenv("HEADERGOLD_CORPUS"); dir != "" {
-		return dir
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		candidate := filepath.Join(dir, "shared", "corpus")
-		if fi, err := os.Stat(candidate); err == nil && fi.IsDir() {
-			return candidate
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("the shared corpus (shared/corpus beside this checkout, or $HEADERGOLD_CORPUS) is not in this checkout")
-		}
-		dir = parent
-	}
-}
+// corpusDir finds the shared corpus or skips the test.
+func corpusDir(t *testing.T) string { return corpustest.Dir(t) }
 
 // corpusTool is one tool of a recorded tool-schemas file, with its raw
 // bytes exactly as recorded.

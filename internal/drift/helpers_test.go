@@ -11,30 +11,12 @@ import (
 	"testing"
 
 	"github.com/headergold/headergold/internal/canon"
+	"github.com/headergold/headergold/internal/corpustest"
 	"github.com/tidwall/gjson"
 )
 
-// corpusDir finds shared/corpus by walking up from the working directory,
-// or skips the test.
-func corpusDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		for _, c := range []string{filepath.Join(dir, "shared", "corpus"), filepath.Join(dir, "..", "shared", "corpus")} {
-			if fi, err := os.Stat(c); err == nil && fi.IsDir() {
-				return c
-			}
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("shared/corpus not found above the working directory; the corpus tests need it")
-		}
-		dir = parent
-	}
-}
+// corpusDir finds the shared corpus or skips the test.
+func corpusDir(t testing.TB) string { return corpustest.Dir(t) }
 
 // testHeader is a request header in the shape of a session log's header:
 // canonical tool objects {"name","description","parameters"} kept as raw
