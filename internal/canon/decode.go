@@ -7,10 +7,10 @@ import (
 
 // DecodeString decodes the body of a JSON string (the bytes between its
 // quotes), leniently: an unknown escape reads as its letter, a malformed
-// \u escape or a lone surrogate as U+FFFD. It serves code
-// that edits decoded text and splices the result back into raw bytes. starts[k] is the offset
-// in raw of the source of text[k] (len(raw) for k == len(text)); bytes of
-// one decoded character share the offset of its escape or encoding.
+// \u escape or a lone surrogate as U+FFFD. starts[k] is the offset in raw
+// of the source of text[k] (len(raw) for k == len(text)); the bytes of one
+// decoded character share the offset of its escape or encoding. It serves
+// code that edits decoded text and splices the result back into raw bytes.
 func DecodeString(raw []byte) (text string, starts []int) {
 	var b strings.Builder
 	starts = make([]int, 0, len(raw)+1)
