@@ -8,6 +8,7 @@ import (
 )
 
 func TestBundledSuiteReplaysClean(t *testing.T) {
+	skipWhileRecording(t)
 	s := mustLoad(t, Options{Fixtures: "../fixtures", Golden: "../golden", Shuffle: 2, Seed: 7})
 	if f := s.Findings(); len(f) != 0 {
 		t.Errorf("findings: %v", f)

@@ -39,7 +39,7 @@ func Test(t *testing.T, opts Options) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if updating() {
+	if Updating() {
 		if ci := InCI(); ci != "" {
 			t.Fatalf("refusing to record golden files with CI=%s: recording belongs on a developer machine; unset CI to record", ci)
 		}
@@ -118,8 +118,10 @@ func (s *Suite) assertGolden(t *testing.T, f *Fixture, out *Outputs) {
 	}
 }
 
-// updating reports whether goldie was asked to update golden files.
-func updating() bool {
+// Updating reports whether this go test run records golden files
+// (GOLDIE_UPDATE=1, or goldie's -update flag). Tests that read golden files
+// a recording run is rewriting should skip while it is true.
+func Updating() bool {
 	if fl := flag.Lookup("update"); fl != nil {
 		if on, _ := strconv.ParseBool(fl.Value.String()); on {
 			return true

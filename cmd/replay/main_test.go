@@ -9,11 +9,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/headergold/headergold/harness"
 )
 
 // copyBundled copies the bundled fixtures and golden files to a temp dir.
 func copyBundled(t *testing.T) (fixtures, golden string) {
 	t.Helper()
+	skipWhileRecording(t)
 	dir := t.TempDir()
 	for _, sub := range []string{"fixtures", "golden"} {
 		from, to := filepath.Join("..", "..", sub), filepath.Join(dir, sub)
@@ -22,6 +25,22 @@ func copyBundled(t *testing.T) (fixtures, golden string) {
 		}
 	}
 	return filepath.Join(dir, "fixtures"), filepath.Join(dir, "golden")
+}
+
+// skipWhileRecording skips a test that reads the bundled golden files when
+// this go test run records them (GOLDIE_UPDATE).
+func skipWhileRecording(t *testing.T) {
+	t.Helper()
+	if harness.Updating() {
+		t.Skip("this run records the bundled golden files (GOLDIE_UPDATE); tests that read them run on the next go test")
+	}
+}
+
+// bundled returns the flags that point replay at the bundled fixtures.
+func bundled(t *testing.T, more ...string) []string {
+	t.Helper()
+	skipWhileRecording(t)
+	return append([]string{"-fixtures", "../../fixtures", "-golden", "../../golden"}, more...)
 }
 
 type result struct {
@@ -55,7 +74,7 @@ func lastLine(s string) string {
 }
 
 func TestBundledSuiteFromRepositoryRoot(t *testing.T) {
-	r := replay(t, nil, false, "-fixtures", "../../fixtures", "-golden", "../../golden", "-shuffle", "2")
+	r := replay(t, nil, false, bundled(t, "-shuffle", "2")...)
 	if r.code != exitOK || !strings.HasSuffix(r.stdout, " passed, 0 failed\n") {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -125,7 +144,7 @@ func TestCannotTest(t *testing.T) {
 }
 
 func TestRunSelects(t *testing.T) {
-	r := replay(t, nil, false, "-fixtures", "../../fixtures", "-golden", "../../golden", "-shuffle", "0", "-run", "^(resume|tool-turn)$")
+	r := replay(t, nil, false, bundled(t, "-shuffle", "0", "-run", "^(resume|tool-turn)$")...)
 	if r.code != exitOK || lastLine(r.stdout) != "2 passed, 0 failed" || !strings.Contains(r.stdout, "resume") {
 		t.Errorf("exit %d\n%s", r.code, r.stdout)
 	}
@@ -196,8 +215,8 @@ func TestShardsPartition(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 5} {
 		seen := map[string]int{}
 		for i := 1; i <= n; i++ {
-			r := replay(t, nil, false, "-fixtures", "../../fixtures", "-golden", "../../golden", "-shuffle", "0", "-json",
-				"-shard", strings.Join([]string{itoa(i), itoa(n)}, "/"))
+			r := replay(t, nil, false, bundled(t, "-shuffle", "0", "-json",
+				"-shard", strings.Join([]string{itoa(i), itoa(n)}, "/"))...)
 			if r.code != exitOK {
 				t.Fatalf("shard %d/%d: exit %d", i, n, r.code)
 			}
@@ -227,7 +246,7 @@ func TestShardsPartition(t *testing.T) {
 func itoa(i int) string { return string(rune('0' + i)) }
 
 func TestColour(t *testing.T) {
-	args := []string{"-fixtures", "../../fixtures", "-golden", "../../golden", "-shuffle", "0", "-run", "^text-turn$"}
+	args := bundled(t, "-shuffle", "0", "-run", "^text-turn$")
 	if r := replay(t, nil, true, args...); !strings.Contains(r.stdout, "\x1b[32mok") {
 		t.Errorf("no colour on a terminal: %q", r.stdout)
 	}
@@ -240,7 +259,7 @@ func TestColour(t *testing.T) {
 }
 
 func TestVerbosePrintsSeed(t *testing.T) {
-	r := replay(t, nil, false, "-fixtures", "../../fixtures", "-golden", "../../golden", "-shuffle", "1", "-seed", "42", "-v", "-run", "^resume$")
+	r := replay(t, nil, false, bundled(t, "-shuffle", "1", "-seed", "42", "-v", "-run", "^resume$")...)
 	if !strings.HasPrefix(r.stdout, "seed 42 ") || !strings.Contains(r.stdout, "1 permutation runs match") {
 		t.Errorf("%s", r.stdout)
 	}
@@ -277,6 +296,7 @@ func TestDiffSubcommand(t *testing.T) {
 }
 
 func TestStabilitySubcommand(t *testing.T) {
+	skipWhileRecording(t)
 	r := replay(t, nil, false, "stability", "../../golden/tool-turn.golden", "../../golden/tool-turn.golden")
 	if r.code != exitOK || !strings.Contains(r.stdout, "quadrant: stable and robust") {
 		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
