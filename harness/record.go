@@ -45,9 +45,9 @@ func (s *Suite) Record(opts RecordOptions) ([]FileChange, []*Result, error) {
 			failed = append(failed, res)
 			continue
 		}
-		writes = append(writes, FileWrite{s.goldenPath(f.Name), out.Golden})
+		writes = append(writes, FileWrite{Path: s.goldenPath(f.Name), Data: out.Golden})
 		if f.Pin {
-			writes = append(writes, FileWrite{s.systemPath(f.Name), out.System}, FileWrite{s.toolsPath(f.Name), out.Tools})
+			writes = append(writes, FileWrite{Path: s.systemPath(f.Name), Data: out.System}, FileWrite{Path: s.toolsPath(f.Name), Data: out.Tools})
 		}
 	}
 	if len(failed) > 0 {
@@ -62,7 +62,7 @@ func (s *Suite) Record(opts RecordOptions) ([]FileChange, []*Result, error) {
 			changes = append(changes, FileChange{w.Path, Created})
 			pending = append(pending, w)
 		case err != nil:
-			return nil, nil, fmt.Errorf("record: %w", err)
+			return nil, nil, err
 		case bytes.Equal(old, w.Data):
 			changes = append(changes, FileChange{w.Path, Unchanged})
 		default:
@@ -70,11 +70,10 @@ func (s *Suite) Record(opts RecordOptions) ([]FileChange, []*Result, error) {
 			pending = append(pending, w)
 		}
 	}
-	var remove []string
 	if opts.Prune {
 		for _, file := range s.Orphans() {
 			changes = append(changes, FileChange{file, Removed})
-			remove = append(remove, file)
+			pending = append(pending, FileWrite{Path: file, Remove: true})
 		}
 	}
 	if opts.DryRun {
@@ -82,39 +81,36 @@ func (s *Suite) Record(opts RecordOptions) ([]FileChange, []*Result, error) {
 	}
 	if len(pending) > 0 {
 		if err := os.MkdirAll(s.opts.goldenDir(), 0o755); err != nil {
-			return nil, nil, fmt.Errorf("record: %w", err)
+			return nil, nil, err
 		}
 	}
 	if err := WriteFiles(pending, nil); err != nil {
 		return nil, nil, err
 	}
-	for _, file := range remove {
-		if err := os.Remove(file); err != nil {
-			return changes, nil, fmt.Errorf("prune: %w", err)
-		}
-	}
 	return changes, nil, nil
 }
 
-// FileWrite is one file to write.
+// FileWrite is one file to write, or with Remove set, to delete.
 type FileWrite struct {
-	Path string
-	Data []byte
+	Path   string
+	Data   []byte
+	Remove bool
 }
 
-// WriteFiles writes every file or none. Each file's new bytes go to a temp
-// file in its own directory and are synced; only when all are written are
-// they renamed over the targets, the old contents kept aside until every
-// rename has succeeded. A failure at any point restores every target to its
-// old bytes (or absence) and leaves no temp file behind.
+// WriteFiles writes (and removes) every file or none. Each file's new bytes
+// go to a temp file in its own directory and are synced; only when all are
+// written are they renamed over the targets (and removals done), the old
+// contents kept aside until every step has succeeded, and the directories
+// synced. A failure at any point restores every target to its old bytes (or
+// absence) and leaves no temp file behind.
 //
 // fail, when not nil, is called before each step ("write" or "rename" of
 // the i-th file) and a non-nil result aborts there: tests use it to inject
 // failures.
 func WriteFiles(files []FileWrite, fail func(step string, i int) error) (err error) {
-	temps := make([]string, 0, len(files))
+	temps := make([]string, len(files))
 	backups := make(map[int]string)
-	renamed := 0
+	done := 0 // files renamed or removed
 	defer func() {
 		if err == nil {
 			for _, b := range backups {
@@ -122,21 +118,21 @@ func WriteFiles(files []FileWrite, fail func(step string, i int) error) (err err
 			}
 			return
 		}
-		// Undo in reverse: restore each renamed target, then drop temps.
-		for i := renamed - 1; i >= 0; i-- {
+		// Undo in reverse: restore each target, then drop what is left.
+		for i := done - 1; i >= 0; i-- {
 			if b, ok := backups[i]; ok {
 				os.Rename(b, files[i].Path)
-			} else {
+			} else if !files[i].Remove {
 				os.Remove(files[i].Path)
 			}
 		}
-		for i := renamed; i < len(files); i++ {
+		for i := done; i < len(files); i++ {
 			if b, ok := backups[i]; ok {
 				os.Remove(b)
 			}
-		}
-		for _, t := range temps[renamed:] {
-			os.Remove(t)
+			if temps[i] != "" {
+				os.Remove(temps[i])
+			}
 		}
 	}()
 	for i, f := range files {
@@ -145,32 +141,68 @@ func WriteFiles(files []FileWrite, fail func(step string, i int) error) (err err
 				return err
 			}
 		}
+		if f.Remove {
+			continue
+		}
 		t, err := writeTemp(f)
 		if err != nil {
 			return fmt.Errorf("write %s: %w", f.Path, err)
 		}
-		temps = append(temps, t)
+		temps[i] = t
 	}
+	dirs := map[string]bool{}
 	for i, f := range files {
 		if fail != nil {
 			if err := fail("rename", i); err != nil {
 				return err
 			}
 		}
-		if _, err := os.Stat(f.Path); err == nil {
-			b := f.Path + ".headergold-old"
-			os.Remove(b) // left by a crashed run
-			if err := os.Link(f.Path, b); err != nil {
+		if _, err := os.Lstat(f.Path); err == nil {
+			b, err := keepOld(f.Path)
+			if err != nil {
 				return fmt.Errorf("keep old %s: %w", f.Path, err)
 			}
 			backups[i] = b
 		}
-		if err := os.Rename(temps[i], f.Path); err != nil {
+		if f.Remove {
+			err = os.Remove(f.Path)
+		} else {
+			err = os.Rename(temps[i], f.Path)
+		}
+		if err != nil {
 			return fmt.Errorf("write %s: %w", f.Path, err)
 		}
-		renamed++
+		done++
+		dirs[filepath.Dir(f.Path)] = true
+	}
+	for dir := range dirs {
+		syncDir(dir)
 	}
 	return nil
+}
+
+// keepOld keeps the current bytes of path beside it until the transaction
+// ends: a hard link where the file system has them, else a copy.
+func keepOld(path string) (string, error) {
+	b := path + ".headergold-old"
+	os.Remove(b) // left by a crashed run
+	if err := os.Link(path, b); err == nil {
+		return b, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	return b, os.WriteFile(b, data, 0o644)
+}
+
+// syncDir makes renames in dir durable; file systems that cannot sync a
+// directory are left to their defaults.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
 }
 
 // writeTemp writes f's bytes to a synced temp file beside f.Path.

@@ -21,9 +21,9 @@ func TestWriteFilesAllOrNothing(t *testing.T) {
 				writeFile(t, filepath.Join(dir, name), body)
 			}
 			files := []FileWrite{
-				{filepath.Join(dir, "a.golden"), []byte("new a\n")},
-				{filepath.Join(dir, "b.golden"), []byte("new b\n")},
-				{filepath.Join(dir, "c.golden"), []byte("new c\n")},
+				{Path: filepath.Join(dir, "a.golden"), Data: []byte("new a\n")},
+				{Path: filepath.Join(dir, "b.golden"), Data: []byte("new b\n")},
+				{Path: filepath.Join(dir, "c.golden"), Data: []byte("new c\n")},
 			}
 			injected := errors.New("injected")
 			err := WriteFiles(files, func(step string, i int) error {
@@ -62,9 +62,9 @@ func TestWriteFilesRealFailure(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(dir, "z.golden", "keep"), "x")
 	err := WriteFiles([]FileWrite{
-		{filepath.Join(dir, "a.golden"), []byte("new a\n")},
-		{filepath.Join(dir, "b.golden"), []byte("new b\n")},
-		{filepath.Join(dir, "z.golden"), []byte("new z\n")},
+		{Path: filepath.Join(dir, "a.golden"), Data: []byte("new a\n")},
+		{Path: filepath.Join(dir, "b.golden"), Data: []byte("new b\n")},
+		{Path: filepath.Join(dir, "z.golden"), Data: []byte("new z\n")},
 	}, nil)
 	if err == nil || !strings.Contains(err.Error(), "z.golden") {
 		t.Fatalf("err = %v, want a failure naming z.golden", err)
@@ -81,7 +81,7 @@ func TestWriteFilesRealFailure(t *testing.T) {
 func TestWriteFilesSuccess(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "a.golden"), "old\n")
-	err := WriteFiles([]FileWrite{{filepath.Join(dir, "a.golden"), []byte("new\n")}, {filepath.Join(dir, "b.golden"), []byte("b\n")}}, nil)
+	err := WriteFiles([]FileWrite{{Path: filepath.Join(dir, "a.golden"), Data: []byte("new\n")}, {Path: filepath.Join(dir, "b.golden"), Data: []byte("b\n")}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,5 +130,38 @@ func TestRecordStatusesAndPrune(t *testing.T) {
 		if res := again.Replay(f); !res.Passed() {
 			t.Errorf("%s after record: %v", f.Name, res.Failures)
 		}
+	}
+}
+
+func TestWriteFilesRemovalIsPartOfTheTransaction(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "orphan.golden"), "orphan\n")
+	writeFile(t, filepath.Join(dir, "a.golden"), "old a\n")
+	files := []FileWrite{
+		{Path: filepath.Join(dir, "orphan.golden"), Remove: true},
+		{Path: filepath.Join(dir, "a.golden"), Data: []byte("new a\n")},
+	}
+	injected := errors.New("injected")
+	err := WriteFiles(files, func(step string, i int) error {
+		if step == "rename" && i == 1 {
+			return injected // after the removal was done
+		}
+		return nil
+	})
+	if !errors.Is(err, injected) {
+		t.Fatal(err)
+	}
+	if got := string(readFile(t, filepath.Join(dir, "orphan.golden"))); got != "orphan\n" {
+		t.Errorf("removed file not restored: %q", got)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("left behind: %v", entries)
+	}
+	if err := WriteFiles(files, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "orphan.golden")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("orphan still there: %v", err)
 	}
 }
