@@ -86,8 +86,8 @@ func Load(opts Options) (*Suite, error) {
 	var names []string
 	for _, e := range entries {
 		name, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || e.IsDir() {
-			continue
+		if !ok || e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue // editors' lock and backup files start with a dot
 		}
 		if !ValidName(name) {
 			return nil, &FixtureError{File: filepath.Join(dir, e.Name()),

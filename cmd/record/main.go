@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"github.com/headergold/headergold/harness"
 )
@@ -117,7 +118,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "record: cannot record: %v\n", err)
 		return exitCannotRun
 	}
+	if len(suite.Fixtures()) == 0 && opts.Run != nil {
+		fmt.Fprintf(stderr, "record: -run %q matches no fixture in %s\n", opts.Run, opts.Fixtures)
+		return exitUsage
+	}
 	if outFile != "" {
+		if inside(outFile, opts.Golden) {
+			fmt.Fprintf(stderr, "record: -o %s is inside the golden directory %s; -o writes a full log for comparison and never touches golden files\n", outFile, opts.Golden)
+			return exitUsage
+		}
 		return writeLog(suite, outFile, stdout, stderr)
 	}
 	changes, failed, err := suite.Record(harness.RecordOptions{DryRun: check, Prune: prune})
@@ -198,4 +207,15 @@ func writeLog(suite *harness.Suite, file string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "wrote %s (full log of %s, %d bytes)\n", file, res.Fixture, len(out.Log))
 	return exitOK
+}
+
+// inside reports whether file would land in dir.
+func inside(file, dir string) bool {
+	f, err1 := filepath.Abs(file)
+	d, err2 := filepath.Abs(dir)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(d, f)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

@@ -235,3 +235,17 @@ func TestGoldieUpdateParity(t *testing.T) {
 		}
 	}
 }
+
+func TestRecordRefusesOutputIntoGolden(t *testing.T) {
+	t.Setenv("CI", "")
+	fx, gd := copyBundled(t)
+	before := snapshot(t, gd)
+	code, _, errs := record(t, "-fixtures", fx, "-golden", gd, "-run", "^text-turn$", "-o", filepath.Join(gd, "text-turn.golden"))
+	if code != exitUsage || !strings.Contains(errs, "inside the golden directory") {
+		t.Errorf("exit %d, %q", code, errs)
+	}
+	sameSnapshot(t, before, snapshot(t, gd))
+	if code, _, errs := record(t, "-fixtures", fx, "-golden", gd, "-run", "^nothing$"); code != exitUsage || !strings.Contains(errs, "matches no fixture") {
+		t.Errorf("empty -run: exit %d, %q", code, errs)
+	}
+}

@@ -95,7 +95,7 @@ func TestMismatchExitAndReport(t *testing.T) {
 	for _, want := range []string{
 		"FAIL tool-turn",
 		"tool-turn.golden:6: [golden] event tool/result differs at data.output",
-		"reproduce: go run ./cmd/replay -seed",
+		"reproduce: go run ./cmd/replay -fixtures " + fx + " -golden " + gd + " -seed",
 		"::error file=" + path + ",line=6::tool-turn: event tool/result differs at data.output",
 	} {
 		if !strings.Contains(r.stdout, want) {
@@ -299,6 +299,42 @@ func TestStabilitySubcommand(t *testing.T) {
 	skipWhileRecording(t)
 	r := replay(t, nil, false, "stability", "../../golden/tool-turn.golden", "../../golden/tool-turn.golden")
 	if r.code != exitOK || !strings.Contains(r.stdout, "quadrant: stable and robust") {
+		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestRunMatchingNothingIsAUsageError(t *testing.T) {
+	r := replay(t, nil, false, bundled(t, "-run", "^txt-turn$")...)
+	if r.code != exitUsage || !strings.Contains(r.stderr, `-run "^txt-turn$" matches no fixture`) {
+		t.Errorf("exit %d, %q", r.code, r.stderr)
+	}
+}
+
+func TestAnnotationsStayOutOfJSON(t *testing.T) {
+	fx, gd := copyBundled(t)
+	os.Remove(filepath.Join(gd, "resume.golden"))
+	r := replay(t, map[string]string{"GITHUB_ACTIONS": "true"}, false, "-fixtures", fx, "-golden", gd, "-shuffle", "0", "-json")
+	decodeJSONLines(t, r.stdout) // fails on any line that is not JSON
+	if !strings.Contains(r.stderr, "::error file="+filepath.Join(gd, "resume.golden")+",line=1::") {
+		t.Errorf("no annotation on stderr: %q", r.stderr)
+	}
+}
+
+func TestUnreadableGoldenCannotTest(t *testing.T) {
+	fx, gd := copyBundled(t)
+	path := filepath.Join(gd, "resume.golden")
+	os.Remove(path)
+	os.Mkdir(path, 0o755)
+	r := replay(t, nil, false, "-fixtures", fx, "-golden", gd, "-shuffle", "0", "-run", "^resume$")
+	if r.code != exitCannotRun || !strings.Contains(r.stdout, "[invalid]") {
+		t.Errorf("exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+func TestDotfilesInFixturesAreIgnored(t *testing.T) {
+	fx, gd := copyBundled(t)
+	os.WriteFile(filepath.Join(fx, ".#text-turn.json"), []byte("lock"), 0o644)
+	if r := replay(t, nil, false, "-fixtures", fx, "-golden", gd, "-shuffle", "0"); r.code != exitOK {
 		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -170,8 +170,14 @@ func runReplay(args []string, e env) int {
 	if rf.verbose {
 		out.linef("seed %d (replay the same orders with -seed %d)", suite.Seed(), suite.Seed())
 	}
+	selected := suite.Fixtures()
+	if len(selected) == 0 && rf.opts.Run != nil {
+		// Under git bisect run, a mistyped -run would pass every commit.
+		fmt.Fprintf(e.stderr, "replay: -run %q matches no fixture in %s\n", rf.opts.Run, rf.opts.Fixtures)
+		return exitUsage
+	}
 	passed, failed, invalid := 0, 0, 0
-	for _, f := range suite.Fixtures() {
+	for _, f := range selected {
 		if rf.shards > 0 && !inShard(f.Name, rf.shard, rf.shards) {
 			continue
 		}
@@ -266,7 +272,7 @@ func (p *printer) fixture(s *harness.Suite, res *harness.Result) {
 			fmt.Fprintf(p.e.stdout, "    %s\n", strings.ReplaceAll(f.String(), "\n", "\n    "))
 		}
 		if !res.Passed() {
-			fmt.Fprintf(p.e.stdout, "    reproduce: go run ./cmd/replay -seed %d -run '^%s$'\n", res.Seed, res.Fixture)
+			fmt.Fprintf(p.e.stdout, "    reproduce: go run ./cmd/replay%s -seed %d -run '^%s$'\n", p.dirFlags(), res.Seed, res.Fixture)
 		}
 		if p.rf.verbose && res.Passed() {
 			fmt.Fprintf(p.e.stdout, "    rebuild, golden, sidecars and %d permutation runs match\n", max(0, p.rf.opts.Shuffle))
@@ -278,9 +284,30 @@ func (p *printer) fixture(s *harness.Suite, res *harness.Result) {
 			if file == "" {
 				file = s.GoldenPath(res.Fixture)
 			}
-			fmt.Fprintf(p.e.stdout, "::error file=%s,line=%d::%s\n", file, max(line, 1), annotation(res.Fixture+": "+f.Msg))
+			fmt.Fprintf(p.annotations(), "::error file=%s,line=%d::%s\n", file, max(line, 1), annotation(res.Fixture+": "+f.Msg))
 		}
 	}
+}
+
+// annotations is where GitHub Actions commands go: standard output, which
+// the runner reads, unless that carries -json.
+func (p *printer) annotations() io.Writer {
+	if p.js != nil {
+		return p.e.stderr
+	}
+	return p.e.stdout
+}
+
+// dirFlags repeats -fixtures and -golden when they are not the defaults.
+func (p *printer) dirFlags() string {
+	s := ""
+	if p.rf.opts.Fixtures != "fixtures" {
+		s += " -fixtures " + p.rf.opts.Fixtures
+	}
+	if p.rf.opts.Golden != "golden" {
+		s += " -golden " + p.rf.opts.Golden
+	}
+	return s
 }
 
 // annotation escapes a message for a GitHub Actions workflow command.
@@ -292,7 +319,7 @@ func (p *printer) findings(fs []harness.Finding) {
 	for _, f := range fs {
 		p.linef("%s %s", p.paint("31", "FAIL"), f)
 		if p.rf.annotated {
-			fmt.Fprintf(p.e.stdout, "::error file=%s,line=1::%s\n", f.File, annotation(f.Msg))
+			fmt.Fprintf(p.annotations(), "::error file=%s,line=1::%s\n", f.File, annotation(f.Msg))
 		}
 	}
 }
