@@ -6,6 +6,7 @@ package stability
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ type Run struct {
 	Order   []string          // executed tool calls, by tool name, in log order
 	Results map[string]string // the last output of each tool
 	Answer  string            // the text of the last assistant message
+	events  int
 }
 
 // orderKey and outcomeKey make runs comparable.
@@ -35,25 +37,31 @@ func (r Run) outcomeKey() string {
 	return string(b)
 }
 
-// ReadRun reads a session log (full or templated): tool/result events give
-// the order and results, assistant/message events the answer. Errors name
-// the 1-based line.
+// ReadRun reads a session log (full or templated). The executed order is
+// the tool/result events of calls that ran: not those refused, failed or
+// replayed from the idempotency ledger. The results are the last output of
+// each tool, failures included; the answer is the last assistant text.
+// Every line must be an event {"type": string, "data": object}; errors name
+// the file and 1-based line.
 func ReadRun(name string, r io.Reader) (Run, error) {
 	run := Run{Name: name, Results: map[string]string{}}
 	br := bufio.NewReader(r)
 	for n := 1; ; n++ {
 		line, err := br.ReadBytes('\n')
-		if len(strings.TrimSpace(string(line))) > 0 {
-			if !gjson.ValidBytes(line) {
-				return Run{}, fmt.Errorf("%s:%d: invalid JSON", name, n)
+		if len(bytes.TrimSpace(line)) > 0 {
+			ev, bad := event(line)
+			if bad != "" {
+				return Run{}, fmt.Errorf("%s:%d: %s", name, n, bad)
 			}
-			ev := gjson.ParseBytes(line)
+			run.events++
 			data := ev.Get("data")
 			switch ev.Get("type").String() {
 			case "tool/result":
 				tool := data.Get("name").String()
-				run.Order = append(run.Order, tool)
 				run.Results[tool] = data.Get("output").String()
+				if !data.Get("error").Bool() && !data.Get("replayed").Bool() {
+					run.Order = append(run.Order, tool)
+				}
 			case "assistant/message":
 				if t := data.Get("text"); t.Exists() {
 					run.Answer = t.String()
@@ -61,12 +69,27 @@ func ReadRun(name string, r io.Reader) (Run, error) {
 			}
 		}
 		if err == io.EOF {
+			if run.events == 0 {
+				return Run{}, fmt.Errorf("%s: no events: not a session log", name)
+			}
 			return run, nil
 		}
 		if err != nil {
 			return Run{}, fmt.Errorf("%s: %w", name, err)
 		}
 	}
+}
+
+// event parses one log line, or says why it is not an event.
+func event(line []byte) (gjson.Result, string) {
+	if !gjson.ValidBytes(line) {
+		return gjson.Result{}, "invalid JSON"
+	}
+	ev := gjson.ParseBytes(line)
+	if ev.Get("type").Type != gjson.String || !ev.Get("data").IsObject() {
+		return gjson.Result{}, `not a session log event {"type": …, "data": {…}}`
+	}
+	return ev, ""
 }
 
 // Quadrants of a report.

@@ -126,3 +126,36 @@ func TestMainCommand(t *testing.T) {
 		t.Errorf("missing file: exit %d", code)
 	}
 }
+
+func TestReadRunRejectsWhatIsNotALog(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"foo":1}` + "\n", "x:1: not a session log event"},
+		{logOf("ok") + "[1,2]\n", "x:3: not a session log event"},
+		{"", "x: no events"},
+		{`{"type":"turn/start","data":{"turn":1}}`, ""}, // no final newline is fine
+	} {
+		_, err := ReadRun("x", strings.NewReader(tc.in))
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("ReadRun(%q) = %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// TestExecutedOrderSkipsRefusedAndReplayed: the order counts calls that
+// ran; refused (error) and replayed results did not run, but the last
+// output of each tool still makes the outcome.
+func TestExecutedOrderSkipsRefusedAndReplayed(t *testing.T) {
+	log := `{"type":"tool/result","data":{"turn":1,"step":1,"callId":"c1","name":"notify","output":"batch refused","error":true}}
+{"type":"tool/result","data":{"turn":1,"step":1,"callId":"c2","name":"create","output":"batch refused","error":true}}
+{"type":"tool/result","data":{"turn":1,"step":2,"callId":"c3","name":"create","output":"#1"}}
+{"type":"tool/result","data":{"turn":1,"step":2,"callId":"c4","name":"create","output":"#1","replayed":true}}
+{"type":"tool/result","data":{"turn":1,"step":2,"callId":"c5","name":"notify","output":"sent"}}
+`
+	r, err := ReadRun("x", strings.NewReader(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.Order, []string{"create", "notify"}) || r.Results["notify"] != "sent" || r.Results["create"] != "#1" {
+		t.Errorf("order %v results %v", r.Order, r.Results)
+	}
+}
