@@ -7,8 +7,10 @@
 //
 // A session log (templated or full) contributes one header per
 // request/header event: the event's data.header object, compared as
-// written (a templated log's "<<system>>" and "<<tools>>" are compared as
-// the strings they are). Other events are skipped.
+// written. A templated (golden) log holds "<<system>>" and "<<tools>>" in
+// place of the system text and tools; where either side does, that member
+// is left out of the comparison on both sides, so a full log compares with
+// a golden one on what the golden one shows. Other events are skipped.
 //
 // A file of request bodies contributes one header per body. Bodies are read
 // one per line, or, when the file's first line opens a JSON value without
@@ -82,8 +84,8 @@
 //
 // # Known limitations
 //
-//   - Byte-identical records are not parsed, so invalid JSON written
-//     identically on both sides is not reported; other events of a session
+//   - Byte-identical records after the first are not parsed, so invalid
+//     JSON written identically on both sides is not reported; other events of a session
 //     log in the canonical layout are only checked for their frame (the
 //     prefix above and a final "}}").
 //   - Headers are paired by index: a header event present on one side only

@@ -2,6 +2,7 @@ package drift
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,6 +90,44 @@ type header struct {
 	reason   string
 	turn     int
 	step     int
+}
+
+// placeholders are the values a templated golden log holds in place of a
+// header's system text and tools.
+var placeholders = map[string]string{"system": `"<<system>>"`, "tools": `"<<tools>>"`}
+
+// templated lists the header members that either side holds as a
+// placeholder: a templated log hides them, so they cannot be compared.
+func templated(a, b *header) []string {
+	var out []string
+	for _, m := range []string{"system", "tools"} {
+		if gjson.GetBytes(a.doc, m).Raw == placeholders[m] || gjson.GetBytes(b.doc, m).Raw == placeholders[m] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// without returns the header with the named top-level members of its
+// document left out, keeping the map of every other byte to the record.
+func (h *header) without(names []string) *header {
+	nh := *h
+	nh.doc = []byte{'{'}
+	nh.segs = nil
+	gjson.ParseBytes(h.doc).ForEach(func(k, v gjson.Result) bool {
+		if slices.Contains(names, k.String()) {
+			return true
+		}
+		if len(nh.doc) > 1 {
+			nh.doc = append(nh.doc, ',')
+		}
+		start, end := k.Index, v.Index+len(v.Raw)
+		nh.segs = append(nh.segs, segment{len(nh.doc), h.srcOffset(start), end - start})
+		nh.doc = append(nh.doc, h.doc[start:end]...)
+		return true
+	})
+	nh.doc = append(nh.doc, '}')
+	return &nh
 }
 
 // segment says that doc[h:h+n] was copied from src[s:s+n].

@@ -1,6 +1,7 @@
 package drift
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -52,8 +53,8 @@ func TestWalkKinds(t *testing.T) {
 			"tools.0", []Kind{Removed}, "", "tool sets"},
 		{"all tools added", `{"config":{}}`, `{"config":{},"tools":[{"name":"a"}]}`,
 			"tools.0", []Kind{Added}, "", "tool sets"},
-		{"placeholder against list", `{"tools":"<<tools>>"}`, `{"tools":[{"name":"a"}]}`,
-			"tools", []Kind{Content}, "", ""},
+		{"placeholder hides tools, not config", `{"config":{"model":"a"},"tools":"<<tools>>"}`, `{"config":{"model":"b"},"tools":[{"name":"a"}]}`,
+			"config.model", []Kind{Content}, "", ""},
 		{"reorder and content", `{"tools":[{"name":"a","description":"x"},{"name":"b"},{"name":"c"}]}`,
 			`{"tools":[{"name":"b"},{"name":"c"},{"name":"a","description":"y"}]}`,
 			"tools.0", []Kind{Reorder, Content}, "", "registration"},
@@ -233,6 +234,19 @@ func TestToolName(t *testing.T) {
 	} {
 		if got := toolName(parse(raw), 3); got != want {
 			t.Errorf("toolName(%s) = %q, want %q", raw, got, want)
+		}
+	}
+}
+
+// TestIdenticalInputsAreStillRead: the first record of identical inputs is
+// parsed, so a file that is neither a session log nor request bodies is
+// invalid even when both sides are the same file.
+func TestIdenticalInputsAreStillRead(t *testing.T) {
+	for _, in := range []string{`{"foo":1}` + "\n", "[1,2]\n"} {
+		_, err := Compare(Source{"a", strings.NewReader(in)}, Source{"b", strings.NewReader(in)}, Options{})
+		var ie *InputError
+		if !errors.As(err, &ie) || ie.Line != 1 {
+			t.Errorf("%q: err = %v, want an InputError on line 1", in, err)
 		}
 	}
 }
