@@ -158,6 +158,29 @@ func gjsonPath(p string) string {
 	return strings.ReplaceAll(p, "]", "")
 }
 
+// pathAt returns the display path and start offset of the innermost value
+// of v that holds byte offset off.
+func pathAt(v gjson.Result, path string, off int) (string, int) {
+	found, at := path, v.Index
+	if !v.IsObject() && !v.IsArray() {
+		return found, at
+	}
+	i := 0
+	v.ForEach(func(k, val gjson.Result) bool {
+		if off >= val.Index && off < val.Index+len(val.Raw) {
+			sub := fmt.Sprintf("%s[%d]", path, i)
+			if v.IsObject() {
+				sub = joinPath(path, k.String())
+			}
+			found, at = pathAt(val, sub, off)
+			return false
+		}
+		i++
+		return true
+	})
+	return found, at
+}
+
 // decodeFixture reads one fixture file strictly, without resolving extends.
 func decodeFixture(file string, raw []byte) (*Fixture, error) {
 	if _, err := canon.Compact(nil, raw); err != nil {
@@ -178,8 +201,10 @@ func decodeFixture(file string, raw []byte) (*Fixture, error) {
 	if err := json.Unmarshal(raw, f); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			line, col := canon.Position(raw, int(te.Offset))
-			return nil, &FixtureError{File: file, Line: line, Column: col, Path: te.Field,
+			// Offset is just past the offending value.
+			path, at := pathAt(gjson.ParseBytes(raw), "", int(te.Offset)-1)
+			line, col := canon.Position(raw, at)
+			return nil, &FixtureError{File: file, Line: line, Column: col, Path: path,
 				Msg: fmt.Sprintf("expected %s, found a JSON %s", te.Type, te.Value)}
 		}
 		return nil, &FixtureError{File: file, Msg: err.Error()}

@@ -27,7 +27,7 @@ func TestBadFixtures(t *testing.T) {
 		{"empty toolOrder", "empty-order", "{\n  \"description\": \"x\",\n  \"config\": {\"toolOrder\": []},\n  \"turns\": [{\"user\": \"hi\"}]\n}\n",
 			3, 27, `config.toolOrder: toolOrder: no rest entry`},
 		{"wrong type", "wrongtype", "{\n  \"description\": \"x\",\n  \"pin\": \"yes\",\n  \"turns\": [{\"user\": \"hi\"}]\n}\n",
-			3, 15, "expected bool"},
+			3, 10, "expected bool"},
 		{"duplicate field", "dup", "{\n  \"description\": \"x\",\n  \"description\": \"y\",\n  \"turns\": [{\"user\": \"hi\"}]\n}\n",
 			3, 3, `field "description" appears twice`},
 		{"extends missing", "orphan", "{\n  \"description\": \"x\",\n  \"extends\": \"nobody\",\n  \"turns\": [{\"user\": \"hi\"}]\n}\n",
@@ -140,5 +140,18 @@ func TestMissingFixturesDir(t *testing.T) {
 	_, err := Load(Options{Fixtures: filepath.Join(t.TempDir(), "nope")})
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("err = %v, want not-exist", err)
+	}
+}
+
+func TestTypeErrorsNameTheElement(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "x.json"), "{\n  \"description\": \"x\",\n  \"turns\": [\n    {\"user\": \"a\"},\n    {\"user\": \"b\", \"replies\": [{\"text\": 5}]}\n  ]\n}\n")
+	_, err := LoadFixture(dir, "x")
+	if err == nil || !strings.Contains(err.Error(), "x.json:5:40: turns[1].replies[0].text: expected string, found a JSON number") {
+		t.Errorf("err = %v", err)
+	}
+	writeFile(t, filepath.Join(dir, "y.json"), `{"description":"y","turns":[{"user":"a","replies":[{"toolCalls":[{"id":"c1","name":"t"}]}],"toolResults":{"c1":5}}]}`)
+	if _, err := LoadFixture(dir, "y"); err == nil || !strings.Contains(err.Error(), `turns[0].toolResults.c1: expected a string or {"output"`) {
+		t.Errorf("err = %v", err)
 	}
 }

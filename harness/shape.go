@@ -67,8 +67,11 @@ func checkShape(v gjson.Result, s *shape, path string) *shapeError {
 			return nil
 		}
 		if !v.IsObject() {
-			if s.fields != nil && s.fields["output"] != nil && v.Type == gjson.String {
-				return nil // a tool result may be a plain string
+			if s.fields != nil && s.fields["output"] != nil {
+				if v.Type == gjson.String {
+					return nil // a tool result may be a plain string
+				}
+				return &shapeError{path, `expected a string or {"output": …, "error": …}`, -1}
 			}
 			return &shapeError{path, "expected a JSON object", -1}
 		}

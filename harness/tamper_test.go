@@ -68,11 +68,16 @@ func TestTamperToolsSidecarSwap(t *testing.T) {
 	opts := copyBundled(t)
 	path := filepath.Join(opts.Golden, "text-turn.tools.json")
 	b := string(readFile(t, path))
-	// Swap the names of the first two tools: ask_user and edit_file.
-	b = strings.Replace(b, `"name": "ask_user"`, `"name": "@@"`, 1)
-	b = strings.Replace(b, `"name": "edit_file"`, `"name": "ask_user"`, 1)
-	b = strings.Replace(b, `"name": "@@"`, `"name": "edit_file"`, 1)
-	writeFile(t, path, b)
+	// Swap the whole first two tool blocks, ask_user and edit_file: the
+	// same tools in another order.
+	first := strings.Index(b, "    {\n      \"name\": \"ask_user\"")
+	second := strings.Index(b, "    {\n      \"name\": \"edit_file\"")
+	third := strings.Index(b, "    {\n      \"name\": \"git_diff\"")
+	if first < 0 || second < first || third < second {
+		t.Fatal("text-turn.tools.json changed shape")
+	}
+	blockA, blockB := b[first:second], b[second:third] // each ends with "},\n"
+	writeFile(t, path, b[:first]+blockB+blockA+b[third:])
 	fails := replayOne(t, mustLoad(t, opts), "text-turn")
 	f := failureWith(t, fails, CheckSidecar, "text-turn.tools.json:4", "initial.0.name")
 	if f.Mismatch == nil || !strings.Contains(f.Mismatch.Want, "edit_file") || !strings.Contains(f.Mismatch.Got, "ask_user") {
