@@ -1,8 +1,139 @@
 package main
 
-import "github.com/headergold/headergold/internal/drift"
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
 
-// runDiff finds where two hosts' headers drift apart: replay diff A B.
+	"github.com/headergold/headergold/internal/drift"
+)
+
+const diffUsage = `usage: replay diff [-format F] [-json] [-redact REGEX=TOKEN]... A B
+
+Compare the request headers (config, system prompt, tools) of two session
+logs, or of two JSON Lines files of raw provider request bodies, pair them in
+order and report the first header that differs: its index (from 1), the path
+of the first difference, every kind of difference in it (reorder, added,
+removed, content, encoding), the likely cause, and how many later headers
+differ. A or B may be "-" for standard input.
+
+Flags:
+  -format F
+        auto (default), log, anthropic, openai-chat, openai-responses or gemini;
+        auto tells logs from bodies per file and the wire format per body
+  -json
+        print {"identical", "first": {"index", "path", "kinds", ...}, "laterDiffering", "headers"}
+  -redact REGEX=TOKEN
+        replace text matching REGEX in every JSON string value with TOKEN on
+        both sides before comparing (repeatable; split at the last "=")
+
+Examples:
+  # two full session logs of one fixture (record -o), from CI and a laptop
+  replay diff ci/text-turn.log laptop/text-turn.log
+
+  # captured request bodies, home directories normalised on both sides
+  replay diff -redact '/(home|Users)/[^/"]+=~' ci-bodies.jsonl laptop-bodies.jsonl
+
+  # Anthropic bodies, machine-readable result, B from standard input
+  replay diff -format anthropic -json ci-bodies.jsonl - < laptop-bodies.jsonl
+
+Exit status: 0 identical, 1 drift, 2 usage error, 125 unreadable or invalid input.
+`
+
+// redactFlags collects repeated -redact flags.
+type redactFlags []drift.Redaction
+
+func (r *redactFlags) String() string { return "" }
+
+func (r *redactFlags) Set(s string) error {
+	red, err := drift.ParseRedaction(s)
+	if err != nil {
+		return err
+	}
+	*r = append(*r, red)
+	return nil
+}
+
+// runDiff finds where two hosts' headers drift apart: replay diff A B. args
+// are its arguments (without "diff"); standard input is read for "-".
 func runDiff(args []string, e env) int {
-	return drift.Main(args, e.stdin, e.stdout, e.stderr)
+	stdin, stdout, stderr := e.stdin, e.stdout, e.stderr
+	fs := flag.NewFlagSet("replay diff", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	format := fs.String("format", string(drift.FormatAuto), "")
+	asJSON := fs.Bool("json", false, "")
+	var redact redactFlags
+	fs.Var(&redact, "redact", "")
+
+	// Flags may follow the file arguments; "--" ends the flags.
+	var files []string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stdout, diffUsage)
+				return exitOK
+			}
+			fmt.Fprintf(stderr, "replay diff: %v\n\n%s", err, diffUsage)
+			return exitUsage
+		}
+		after := fs.Args()
+		if n := len(rest) - len(after); n > 0 && rest[n-1] == "--" {
+			files = append(files, after...)
+			break
+		}
+		if len(after) == 0 {
+			break
+		}
+		files = append(files, after[0])
+		rest = after[1:]
+	}
+	f, err := drift.ParseFormat(*format)
+	if err != nil {
+		fmt.Fprintf(stderr, "replay diff: -format: %v\n", err)
+		return exitUsage
+	}
+	if len(files) != 2 {
+		fmt.Fprintf(stderr, "replay diff: want two inputs A and B, got %d\n\n%s", len(files), diffUsage)
+		return exitUsage
+	}
+	if files[0] == "-" && files[1] == "-" {
+		fmt.Fprintf(stderr, "replay diff: only one of A and B can be standard input\n")
+		return exitUsage
+	}
+
+	var srcs [2]drift.Source
+	for i, name := range files {
+		if name == "-" {
+			srcs[i] = drift.Source{Name: "<stdin>", Reader: stdin}
+			continue
+		}
+		file, err := os.Open(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "replay diff: %v\n", err)
+			return exitCannotRun
+		}
+		defer file.Close()
+		srcs[i] = drift.Source{Name: name, Reader: file}
+	}
+
+	res, err := drift.Compare(srcs[0], srcs[1], drift.Options{Format: f, Redact: redact})
+	if err != nil {
+		fmt.Fprintf(stderr, "replay diff: %v\n", err)
+		return exitCannotRun
+	}
+	if *asJSON {
+		err = res.WriteJSON(stdout)
+	} else {
+		err = res.WriteText(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "replay diff: writing the result: %v\n", err)
+		return exitCannotRun
+	}
+	if res.Identical {
+		return exitOK
+	}
+	return exitMismatch
 }

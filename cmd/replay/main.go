@@ -12,8 +12,6 @@ package main
 import (
 	"io"
 	"os"
-
-	"github.com/headergold/headergold/internal/stability"
 )
 
 func main() {
@@ -46,7 +44,7 @@ func run(args []string, e env) int {
 		case "diff":
 			return runDiff(args[1:], e)
 		case "stability":
-			return stability.Main(args[1:], e.stdout, e.stderr)
+			return runStability(args[1:], e)
 		}
 	}
 	return runReplay(args, e)

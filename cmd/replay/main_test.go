@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -262,36 +261,6 @@ func TestVerbosePrintsSeed(t *testing.T) {
 	r := replay(t, nil, false, bundled(t, "-shuffle", "1", "-seed", "42", "-v", "-run", "^resume$")...)
 	if !strings.HasPrefix(r.stdout, "seed 42 ") || !strings.Contains(r.stdout, "1 permutation runs match") {
 		t.Errorf("%s", r.stdout)
-	}
-}
-
-func TestDiffSubcommand(t *testing.T) {
-	dir := t.TempDir()
-	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
-	body := `{"model":"m","system":"S","tools":[{"name":"x","input_schema":{"type":"object"}},{"name":"y","input_schema":{}}],"messages":[]}` + "\n"
-	os.WriteFile(a, []byte(body), 0o644)
-	os.WriteFile(b, []byte(strings.Replace(body, `{"name":"x","input_schema":{"type":"object"}},{"name":"y","input_schema":{}}`,
-		`{"name":"y","input_schema":{}},{"name":"x","input_schema":{"type":"object"}}`, 1)), 0o644)
-	if r := replay(t, nil, false, "diff", a, a); r.code != exitOK {
-		t.Errorf("identical: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
-	r := replay(t, nil, false, "diff", "-json", a, b)
-	var got struct {
-		Identical bool
-		First     struct {
-			Index int
-			Path  string
-			Kinds []string
-		}
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
-		t.Fatalf("%v: %s", err, r.stdout)
-	}
-	if r.code != exitMismatch || got.Identical || got.First.Index != 1 || !slices.Equal(got.First.Kinds, []string{"reorder"}) {
-		t.Errorf("exit %d, %+v", r.code, got)
-	}
-	if r := replay(t, nil, false, "diff", a); r.code != exitUsage {
-		t.Errorf("one file: exit %d", r.code)
 	}
 }
 

@@ -1,10 +1,8 @@
 package drift_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/headergold/headergold/internal/drift"
@@ -36,41 +34,4 @@ func ExampleCompare() {
 	//     B: write, *read
 	//   likely cause: tool registration order: the same tools in another order (concurrent or map-ordered registration)
 	// later headers differing: 0 (headers: A 1, B 1)
-}
-
-// Main is what `replay diff` runs. Here B is standard input: the same
-// templated session log with another model in its config.
-func ExampleMain() {
-	golden := `{"type":"turn/start","data":{"turn":1}}
-{"type":"request/header","data":{"turn":1,"step":1,"reason":"initial","header":{"config":{"model":"m-1"},"system":"<<system>>","tools":"<<tools>>"}}}
-`
-	dir, err := os.MkdirTemp("", "drift")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "golden.log")
-	if err := os.WriteFile(path, []byte(golden), 0o644); err != nil {
-		fmt.Println(err)
-		return
-	}
-	other := strings.Replace(golden, "m-1", "m-2", 1)
-	var out strings.Builder
-	code := drift.Main([]string{"-json", path, "-"}, strings.NewReader(other), &out, os.Stderr)
-	var res struct {
-		Identical bool
-		First     struct {
-			Index int
-			Path  string
-			Kinds []string
-		}
-	}
-	if err := json.Unmarshal([]byte(out.String()), &res); err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println("exit", code, res.Identical, res.First.Index, res.First.Path, res.First.Kinds)
-	// Output:
-	// exit 1 false 1 config.model [content]
 }

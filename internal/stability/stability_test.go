@@ -1,11 +1,7 @@
 package stability
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -85,47 +81,6 @@ func TestMostCommonOrderAndPerRun(t *testing.T) {
 	}
 }
 
-func TestMainCommand(t *testing.T) {
-	dir := t.TempDir()
-	var files []string
-	for i, l := range []string{logOf("ok", create, notify), logOf("ok", notify, create), logOf("ok", create, notify)} {
-		p := filepath.Join(dir, fmt.Sprintf("r%d.jsonl", i))
-		os.WriteFile(p, []byte(l), 0o644)
-		files = append(files, p)
-	}
-	var out, errb bytes.Buffer
-	if code := Main(append([]string{"-json", "-threshold", "0.9"}, files...), &out, &errb); code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
-	var rep Report
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		t.Fatal(err)
-	}
-	if rep.Quadrant != Robust || rep.Runs != 3 || len(rep.PerRun) != 3 {
-		t.Errorf("%+v", rep)
-	}
-	out.Reset()
-	if code := Main(files, &out, &errb); code != 0 || !strings.Contains(out.String(), "quadrant: robust\n") {
-		t.Errorf("text: exit %d\n%s", code, out.String())
-	}
-	if !strings.Contains(out.String(), "ordering stability  0.67") || !strings.Contains(out.String(), "outcome robustness  1.00") {
-		t.Errorf("text report:\n%s", out.String())
-	}
-	bad := filepath.Join(dir, "bad.jsonl")
-	os.WriteFile(bad, []byte(logOf("ok")+"{oops\n"), 0o644)
-	errb.Reset()
-	if code := Main([]string{files[0], bad}, &out, &errb); code != 125 || !strings.Contains(errb.String(), "bad.jsonl:3") {
-		t.Errorf("invalid log: exit %d, %q", code, errb.String())
-	}
-	for _, args := range [][]string{{files[0]}, {"-threshold", "0", files[0], files[1]}, {"-nope"}} {
-		if code := Main(args, &out, &errb); code != 2 {
-			t.Errorf("%v: exit %d", args, code)
-		}
-	}
-	if code := Main([]string{files[0], filepath.Join(dir, "missing")}, &out, &errb); code != 125 {
-		t.Errorf("missing file: exit %d", code)
-	}
-}
 
 func TestReadRunRejectsWhatIsNotALog(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{

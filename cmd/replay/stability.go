@@ -1,4 +1,4 @@
-package stability
+package main
 
 import (
 	"encoding/json"
@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/headergold/headergold/internal/stability"
 )
 
-const usage = `usage: replay stability [-json] [-threshold F] LOG...
+const stabilityUsage = `usage: replay stability [-json] [-threshold F] LOG...
 
 Compares several session logs of the same task (from other hosts, other
 model versions, repeated runs) and reports:
@@ -34,58 +36,59 @@ Exit status: 0 report printed, 2 usage error, 125 unreadable or invalid log.
 Flags:
 `
 
-// Main runs the stability command with args (without the word
-// "stability") and returns the exit status.
-func Main(args []string, stdout, stderr io.Writer) int {
+// runStability compares several logs of one task: replay stability LOG...
+// args are its arguments (without "stability").
+func runStability(args []string, e env) int {
+	stdout, stderr := e.stdout, e.stderr
 	fs := flag.NewFlagSet("stability", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, stabilityUsage)
 		fs.PrintDefaults()
 	}
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")
 	threshold := fs.Float64("threshold", 0.8, "share (0..1] at which an order counts as stable and an outcome as robust")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return exitOK
 		}
-		return 2
+		return exitUsage
 	}
 	if fs.NArg() < 2 {
 		fmt.Fprintln(stderr, "stability: give at least two logs of the same task")
-		return 2
+		return exitUsage
 	}
 	if *threshold <= 0 || *threshold > 1 {
 		fmt.Fprintf(stderr, "stability: -threshold %v: want a share in (0, 1]\n", *threshold)
-		return 2
+		return exitUsage
 	}
-	var runs []Run
+	var runs []stability.Run
 	for _, name := range fs.Args() {
 		f, err := os.Open(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "stability: %v\n", err)
-			return 125
+			return exitCannotRun
 		}
-		r, err := ReadRun(name, f)
+		r, err := stability.ReadRun(name, f)
 		f.Close()
 		if err != nil {
 			fmt.Fprintf(stderr, "stability: %v\n", err)
-			return 125
+			return exitCannotRun
 		}
 		runs = append(runs, r)
 	}
-	rep := Analyze(runs, *threshold)
+	rep := stability.Analyze(runs, *threshold)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
 		enc.Encode(rep)
-		return 0
+		return exitOK
 	}
-	writeText(stdout, rep)
-	return 0
+	writeStability(stdout, rep)
+	return exitOK
 }
 
-func writeText(w io.Writer, r Report) {
+func writeStability(w io.Writer, r stability.Report) {
 	orderCount := int(r.Stability*float64(r.Runs) + 0.5)
 	outcomeCount := int(r.Robustness*float64(r.Runs) + 0.5)
 	fmt.Fprintf(w, "%d runs, threshold %.2f\n", r.Runs, r.Threshold)

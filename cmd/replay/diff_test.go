@@ -1,0 +1,135 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// headerLog writes a session log with one request/header event per tool
+// list; each list is the tool names in order.
+func headerLog(t *testing.T, dir, name string, lists ...[]string) string {
+	t.Helper()
+	var b strings.Builder
+	for i, tools := range lists {
+		var ts []string
+		for _, n := range tools {
+			ts = append(ts, fmt.Sprintf(`{"name":%q,"description":"Tool %s <b>.","parameters":{"type":"object"}}`, n, n))
+		}
+		fmt.Fprintf(&b, `{"type":"step/start","data":{"turn":1,"step":%d}}`+"\n", i+1)
+		fmt.Fprintf(&b, `{"type":"request/header","data":{"turn":1,"step":%d,"reason":"change","header":{"config":{"model":"m-1"},"system":"You work in /home/alice/src.","tools":[%s]}}}`+"\n",
+			i+1, strings.Join(ts, ","))
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func diffInputs(t *testing.T) (a, b, same, bad string) {
+	dir := t.TempDir()
+	abc, bac := []string{"alpha", "beta", "gamma"}, []string{"beta", "alpha", "gamma"}
+	a = headerLog(t, dir, "a.log", abc, abc, abc)
+	b = headerLog(t, dir, "b.log", abc, bac, abc)
+	same = headerLog(t, dir, "same.log", abc, abc, abc)
+	bad = filepath.Join(dir, "bad.log")
+	os.WriteFile(bad, []byte(`{"type":"turn/start","data":{"turn":1}}`+"\n"+`{"type":"request/header","data":{`+"\n"), 0o644)
+	return a, b, same, bad
+}
+
+func TestDiffExitStatus(t *testing.T) {
+	a, b, same, bad := diffInputs(t)
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		code     int
+		out, err string
+	}{
+		{"identical", []string{a, same}, exitOK, "identical: 3 headers", ""},
+		{"drift", []string{a, b}, exitMismatch, "drift: header 2 differs at tools.0", ""},
+		{"flags after files", []string{a, b, "-json"}, exitMismatch, `"identical": false`, ""},
+		{"forced format", []string{"-format", "log", a, same}, exitOK, "identical", ""},
+		{"invalid", []string{a, bad}, exitCannotRun, "", "bad.log:2:"},
+		{"missing file", []string{a, filepath.Join(t.TempDir(), "nope.log")}, exitCannotRun, "", "nope.log"},
+		{"no args", nil, exitUsage, "", "want two inputs"},
+		{"three args", []string{a, b, same}, exitUsage, "", "want two inputs"},
+		{"unknown flag", []string{"-frob", a, b}, exitUsage, "", "flag provided but not defined"},
+		{"bad format", []string{"-format", "xml", a, b}, exitUsage, "", "unknown format"},
+		{"bad redact", []string{"-redact", "([=x", a, b}, exitUsage, "", "redaction"},
+		{"redact without =", []string{"-redact", "abc", a, b}, exitUsage, "", "REGEX=TOKEN"},
+		{"two stdins", []string{"-", "-"}, exitUsage, "", "standard input"},
+		{"help", []string{"-h"}, exitOK, "Examples:", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := replay(t, nil, false, append([]string{"diff"}, tc.args...)...)
+			if r.code != tc.code || !strings.Contains(r.stdout, tc.out) || !strings.Contains(r.stderr, tc.err) {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, tc.code, r.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+func TestDiffJSON(t *testing.T) {
+	a, b, same, _ := diffInputs(t)
+	r := replay(t, nil, false, "diff", "-json", a, b)
+	var got struct {
+		Identical *bool `json:"identical"`
+		First     *struct {
+			Index *int     `json:"index"`
+			Path  *string  `json:"path"`
+			Kinds []string `json:"kinds"`
+			A     struct {
+				File string `json:"file"`
+				Line int    `json:"line"`
+			} `json:"a"`
+		} `json:"first"`
+		LaterDiffering *int `json:"laterDiffering"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != exitMismatch {
+		t.Fatalf("exit %d, %v\n%s", r.code, err, r.stdout)
+	}
+	if got.Identical == nil || *got.Identical || got.First == nil || got.LaterDiffering == nil {
+		t.Fatalf("missing members:\n%s", r.stdout)
+	}
+	if f := got.First; *f.Index != 2 || *f.Path != "tools.0" || strings.Join(f.Kinds, ",") != "reorder" || f.A.File != a || f.A.Line != 4 || *got.LaterDiffering != 0 {
+		t.Fatalf("first %+v later %d\n%s", *f, *got.LaterDiffering, r.stdout)
+	}
+	if strings.Contains(r.stdout, `\u003c`) {
+		t.Errorf("JSON output HTML-escapes")
+	}
+	r = replay(t, nil, false, "diff", "-json", a, same)
+	var ident map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &ident); err != nil || r.code != exitOK || ident["identical"] != true || ident["first"] != nil {
+		t.Fatalf("exit %d, %v\n%s", r.code, err, r.stdout)
+	}
+}
+
+func TestDiffStdinAndRedact(t *testing.T) {
+	a, b, same, _ := diffInputs(t)
+	data, _ := os.ReadFile(same)
+	var out, errb strings.Builder
+	code := run([]string{"diff", a, "-"}, env{stdin: strings.NewReader(string(data)), stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
+	if code != exitOK {
+		t.Fatalf("B from stdin: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	data, _ = os.ReadFile(b)
+	out.Reset()
+	code = run([]string{"diff", "-json", "-", a}, env{stdin: strings.NewReader(string(data)), stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
+	if code != exitMismatch || !strings.Contains(out.String(), `"file": "<stdin>"`) {
+		t.Fatalf("A from stdin: exit %d\n%s", code, out.String())
+	}
+	dir := t.TempDir()
+	bob := filepath.Join(dir, "bob.log")
+	data, _ = os.ReadFile(a)
+	os.WriteFile(bob, []byte(strings.ReplaceAll(string(data), "alice", "bob")), 0o644)
+	if r := replay(t, nil, false, "diff", a, bob); r.code != exitMismatch || !strings.Contains(r.stdout, "differs at system") {
+		t.Errorf("without -redact: exit %d\n%s", r.code, r.stdout)
+	}
+	if r := replay(t, nil, false, "diff", "-redact", `/home/[a-z]+=~`, a, bob); r.code != exitOK {
+		t.Errorf("with -redact: exit %d\n%s", r.code, r.stdout)
+	}
+}

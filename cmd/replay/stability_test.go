@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runLog writes a session log in which the tools ran in the given order and
+// the model then answered.
+func runLog(t *testing.T, dir, name, answer string, tools ...string) string {
+	t.Helper()
+	var b strings.Builder
+	for i, tool := range tools {
+		fmt.Fprintf(&b, `{"type":"tool/result","data":{"turn":1,"step":%d,"callId":"c%d","name":%q,"output":"ok"}}`+"\n", i+1, i, tool)
+	}
+	fmt.Fprintf(&b, `{"type":"assistant/message","data":{"turn":1,"step":%d,"text":%q}}`+"\n", len(tools)+1, answer)
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestStabilityCommand(t *testing.T) {
+	dir := t.TempDir()
+	files := []string{
+		runLog(t, dir, "r1.jsonl", "done", "create", "notify"),
+		runLog(t, dir, "r2.jsonl", "done", "notify", "create"),
+		runLog(t, dir, "r3.jsonl", "done", "create", "notify"),
+	}
+	r := replay(t, nil, false, append([]string{"stability", "-json", "-threshold", "0.9"}, files...)...)
+	var rep struct {
+		Runs       int
+		Stability  float64
+		Robustness float64
+		Quadrant   string
+		Logs       []struct{ File string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != exitOK {
+		t.Fatalf("exit %d, %v\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	if rep.Quadrant != "robust" || rep.Runs != 3 || len(rep.Logs) != 3 || rep.Robustness != 1 {
+		t.Errorf("%+v", rep)
+	}
+	r = replay(t, nil, false, append([]string{"stability"}, files...)...)
+	for _, want := range []string{"quadrant: robust\n", "ordering stability  0.67", "outcome robustness  1.00", "create -> notify"} {
+		if r.code != exitOK || !strings.Contains(r.stdout, want) {
+			t.Errorf("text report lacks %q (exit %d):\n%s", want, r.code, r.stdout)
+		}
+	}
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"type":"turn/start","data":{"turn":1}}`+"\n{oops\n"), 0o644)
+	if r := replay(t, nil, false, "stability", files[0], bad); r.code != exitCannotRun || !strings.Contains(r.stderr, "bad.jsonl:2") {
+		t.Errorf("invalid log: exit %d, %q", r.code, r.stderr)
+	}
+	for _, args := range [][]string{{files[0]}, {"-threshold", "0", files[0], files[1]}, {"-nope"}} {
+		if r := replay(t, nil, false, append([]string{"stability"}, args...)...); r.code != exitUsage {
+			t.Errorf("%v: exit %d", args, r.code)
+		}
+	}
+	if r := replay(t, nil, false, "stability", files[0], filepath.Join(dir, "missing")); r.code != exitCannotRun {
+		t.Errorf("missing file: exit %d", r.code)
+	}
+	if r := replay(t, nil, false, "stability", "-h"); r.code != exitOK || !strings.Contains(r.stderr, "Examples:") {
+		t.Errorf("-h: exit %d", r.code)
+	}
+}
