@@ -81,7 +81,6 @@ func TestMostCommonOrderAndPerRun(t *testing.T) {
 	}
 }
 
-
 func TestReadRunRejectsWhatIsNotALog(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{`{"foo":1}` + "\n", "x:1: not a session log event"},
