@@ -72,7 +72,7 @@ func runDiff(args []string, e env) int {
 	for rest := args; ; {
 		if err := fs.Parse(rest); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stdout, diffUsage)
+				fmt.Fprint(stderr, diffUsage)
 				return exitOK
 			}
 			fmt.Fprintf(stderr, "replay diff: %v\n\n%s", err, diffUsage)
