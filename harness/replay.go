@@ -236,7 +236,7 @@ func (s *Suite) CompareGolden(f *Fixture, out *Outputs) []Failure {
 		want, err := os.ReadFile(file)
 		if errors.Is(err, os.ErrNotExist) {
 			fails = append(fails, Failure{Check: CheckGuard, File: file,
-				Msg: fmt.Sprintf("missing: record it with go run ./cmd/record -run '^%s$'", f.Name)})
+				Msg: fmt.Sprintf("missing: record it with go run ./cmd/record -run '^%s$' (or GOLDIE_UPDATE=1 go test)", f.Name)})
 			return
 		}
 		if err != nil {
