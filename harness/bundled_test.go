@@ -135,7 +135,7 @@ func TestBundledFixtureBehaviour(t *testing.T) {
 // fail with the seed to reproduce it.
 func TestPermutationPassCatchesOrderDependence(t *testing.T) {
 	s := mustLoad(t, Options{Fixtures: "../fixtures", Golden: "../golden", Shuffle: 4, Seed: 99})
-	s.run = func(f *Fixture, reg *registration) (*Run, error) {
+	s.run = func(f *Fixture, reg *registration) (*runResult, error) {
 		r, err := runFixture(f, reg)
 		if err == nil && reg != nil {
 			// Stand-in for a registry that leaks registration order.

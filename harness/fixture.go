@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/headergold/headergold/internal/agent"
@@ -422,28 +421,4 @@ func (l ListenerOp) validate() error {
 		return errors.New("section needs an id")
 	}
 	return nil
-}
-
-// deps returns the dependencies the fixture's tools declare, plugins and
-// listener-added tools alike, as the assembler unites them.
-func (f *Fixture) deps() assembler.Deps {
-	d := assembler.Deps{}
-	add := func(t assembler.Tool) {
-		for _, dep := range t.DependsOn {
-			if !slices.Contains(d[t.Name], dep) {
-				d[t.Name] = append(d[t.Name], dep)
-			}
-		}
-	}
-	for _, p := range f.Plugins {
-		for _, t := range p.Tools {
-			add(t)
-		}
-	}
-	for _, l := range f.Listeners {
-		if l.Schema != nil {
-			add(*l.Schema)
-		}
-	}
-	return d
 }

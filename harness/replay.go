@@ -59,6 +59,8 @@ type Outputs struct {
 	System   []byte   // pinned fixtures: golden/NAME.system.md
 	Tools    []byte   // pinned fixtures: golden/NAME.tools.json
 	Requests [][]byte // what the adapter received
+
+	depsAt agent.DepsAt // the tool dependencies in force at each step
 }
 
 // Result is the outcome of replaying one fixture.
@@ -116,11 +118,11 @@ func (s *Suite) Check(f *Fixture) (*Outputs, *Result) {
 	if err := agent.CheckRebuild(first.Log, first.Requests); err != nil {
 		fail(CheckRebuild, "", 0, "%v", err)
 	}
-	if tf := traceFailure(f, s.goldenPath(f.Name), first.Log); tf != nil {
+	if tf := traceFailure(f, s.goldenPath(f.Name), first.Log, first.depsAt); tf != nil {
 		res.Failures = append(res.Failures, *tf)
 	}
 	if s.opts.shuffle() > 0 {
-		if bf := checkBatches(f, first.Log, permutationSeed(s.opts.Seed, f.Name, 0)); bf != nil {
+		if bf := checkBatches(f, s.goldenPath(f.Name), first, permutationSeed(s.opts.Seed, f.Name, 0)); bf != nil {
 			res.Failures = append(res.Failures, *bf)
 		}
 	}
@@ -150,12 +152,12 @@ func (s *Suite) Check(f *Fixture) (*Outputs, *Result) {
 }
 
 // outputs computes the bytes a record writes for f's run.
-func outputs(f *Fixture, r *Run) (*Outputs, error) {
+func outputs(f *Fixture, r *runResult) (*Outputs, error) {
 	golden, err := Template(r.Log)
 	if err != nil {
 		return nil, fmt.Errorf("malformed header in the log: %w", err)
 	}
-	out := &Outputs{Log: r.Log, Golden: golden, Requests: r.Requests}
+	out := &Outputs{Log: r.Log, Golden: golden, Requests: r.Requests, depsAt: r.depsAt}
 	if f.Pin {
 		if out.System, out.Tools, err = Sidecars(r.Log); err != nil {
 			return nil, err
@@ -165,7 +167,7 @@ func outputs(f *Fixture, r *Run) (*Outputs, error) {
 }
 
 // comparePermutation compares the log and the requests of two runs.
-func comparePermutation(first, again *Run) *Mismatch {
+func comparePermutation(first, again *runResult) *Mismatch {
 	if m := compareFile("log", first.Log, again.Log); m != nil {
 		return m
 	}
@@ -191,7 +193,7 @@ func permutationSeed(base uint64, name string, run int) uint64 {
 
 // checkUniformity enforces that a fixture extending a pin without adding
 // anything produces the pin's headers byte for byte.
-func (s *Suite) checkUniformity(f *Fixture, r *Run, res *Result) {
+func (s *Suite) checkUniformity(f *Fixture, r *runResult, res *Result) {
 	parent := s.byName[f.Extends]
 	if parent == nil || !parent.Pin {
 		return
@@ -263,7 +265,7 @@ func (s *Suite) CompareGolden(f *Fixture, out *Outputs) []Failure {
 		if check == CheckGolden {
 			// The recorded tool calls must still respect the declared
 			// edges: a dependency added since recording shows here, by edge.
-			if tf := traceFailure(f, file, want); tf != nil {
+			if tf := traceFailure(f, file, want, out.depsAt); tf != nil {
 				fails = append(fails, *tf)
 			}
 		}

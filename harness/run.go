@@ -8,12 +8,32 @@ import (
 
 	"github.com/headergold/headergold/internal/agent"
 	"github.com/headergold/headergold/internal/app"
+	"github.com/headergold/headergold/internal/assembler"
 )
 
-// Run is the outcome of running a fixture once.
-type Run struct {
+// runResult is the outcome of running a fixture once.
+type runResult struct {
 	Log      []byte   // the full session log
 	Requests [][]byte // every request the adapter received, in order
+	// deps holds the tool dependencies in force at each step, as the
+	// agent assembled them.
+	deps map[[2]int]assembler.Deps
+}
+
+// depsAt gives the dependencies in force at a step; a step the run never
+// reached gets those of the latest step before it.
+func (r *runResult) depsAt(turn, step int) assembler.Deps {
+	if d, ok := r.deps[[2]int{turn, step}]; ok {
+		return d
+	}
+	var best [2]int
+	var found assembler.Deps
+	for k, d := range r.deps {
+		if (k[0] < turn || (k[0] == turn && k[1] < step)) && (found == nil || k[0] > best[0] || (k[0] == best[0] && k[1] > best[1])) {
+			best, found = k, d
+		}
+	}
+	return found
 }
 
 // registration says how a run registers plugins and sections: as listed
@@ -73,91 +93,102 @@ func (s *turnScript) RunTool(ctx context.Context, call agent.ToolCall) (agent.To
 	return s.cur.RunTool(ctx, call)
 }
 
-// runFixture runs f once with the given registration (nil: as listed).
-func runFixture(f *Fixture, reg *registration) (*Run, error) {
-	row := f.Config
-	script := &turnScript{}
-	log := agent.NewLog()
-	registered := map[string]bool{} // plugins registered so far, for resumes
-	listening := map[int]bool{}     // listeners registered so far, by index
-	var ag *agent.Agent
+// runner runs one fixture: the loop instances, the registrations a
+// process makes when it starts and the late ones due before a step.
+type runner struct {
+	f          *Fixture
+	reg        *registration
+	script     *turnScript
+	log        *agent.Log
+	ag         *agent.Agent
+	registered map[string]bool // plugins registered so far, re-registered on resume
+	listening  map[int]bool    // listeners registered so far, by index
+	deps       map[[2]int]assembler.Deps
+	err        error // the first failed late registration
+}
 
-	register := func(plugins []Plugin) error {
-		fns := make([]func() error, len(plugins))
-		for i, p := range plugins {
-			registered[p.Name] = true
-			fns[i] = func() error { return ag.Service().AddProvider(p.Name, p.Tools...) }
-		}
-		return reg.apply(fns)
-	}
-	var hookErr error
-	beforeStep := func(turn, step int) {
-		var due []Plugin
-		for _, p := range f.Plugins {
-			if at := p.RegisterAt; at != nil && at.Turn == turn && at.Step == step && !registered[p.Name] {
-				due = append(due, p)
-			}
-		}
-		if err := register(due); err != nil && hookErr == nil {
-			hookErr = err
-		}
-		for i, l := range f.Listeners {
-			if at := l.RegisterAt; at != nil && at.Turn == turn && at.Step == step && !listening[i] {
-				listening[i] = true
-				ag.Service().AddListener(fmt.Sprintf("%s#%d", l.Op, i), l.listener())
-			}
-		}
-	}
-	// start builds a loop instance on the log and registers everything a
-	// process would: sections, the plugins due so far, listeners.
-	start := func() error {
-		var err error
-		ag, err = app.CLI(row, agent.Options{Adapter: script, Log: log, BeforeStep: beforeStep})
-		if err != nil {
-			return err
-		}
-		fns := make([]func() error, 0, len(f.Sections))
-		for _, s := range f.Sections {
-			fns = append(fns, func() error { return ag.Service().AddSection(s) })
-		}
-		if err := reg.apply(fns); err != nil {
-			return err
-		}
-		var due []Plugin
-		for _, p := range f.Plugins {
-			if p.RegisterAt == nil || registered[p.Name] {
-				due = append(due, p)
-			}
-		}
-		if err := register(due); err != nil {
-			return err
-		}
-		for i, l := range f.Listeners {
-			if l.RegisterAt == nil || listening[i] {
-				listening[i] = true
-				ag.Service().AddListener(fmt.Sprintf("%s#%d", l.Op, i), l.listener())
-			}
-		}
-		return nil
-	}
-	if err := start(); err != nil {
+// runFixture runs f once with the given registration (nil: as listed).
+func runFixture(f *Fixture, reg *registration) (*runResult, error) {
+	r := &runner{f: f, reg: reg, script: &turnScript{}, log: agent.NewLog(),
+		registered: map[string]bool{}, listening: map[int]bool{}, deps: map[[2]int]assembler.Deps{}}
+	if err := r.start(); err != nil {
 		return nil, fmt.Errorf("fixture %s: %w", f.Name, err)
 	}
 	for i, t := range f.Turns {
 		if t.Resume {
-			if err := start(); err != nil {
+			if err := r.start(); err != nil {
 				return nil, fmt.Errorf("fixture %s: turn %d: resume: %w", f.Name, i+1, err)
 			}
 		}
-		script.cur = agent.NewScripted(t.Replies...)
-		for id, r := range t.ToolResults {
-			script.cur.SetResult(id, agent.ToolResult{Output: r.Output, IsError: r.Error})
+		r.script.cur = agent.NewScripted(t.Replies...)
+		for id, res := range t.ToolResults {
+			r.script.cur.SetResult(id, agent.ToolResult{Output: res.Output, IsError: res.Error})
 		}
 		// A failed turn is part of the scenario: it is in the log.
-		_ = ag.RunTurn(context.Background(), t.User)
-		if hookErr != nil {
-			return nil, fmt.Errorf("fixture %s: late registration: %w", f.Name, hookErr)
+		_ = r.ag.RunTurn(context.Background(), t.User)
+		if r.err != nil {
+			return nil, fmt.Errorf("fixture %s: late registration: %w", f.Name, r.err)
 		}
 	}
-	return &Run{Log: log.Bytes(), Requests: script.requests}, nil
+	return &runResult{Log: r.log.Bytes(), Requests: r.script.requests, deps: r.deps}, nil
+}
+
+// start builds a loop instance on the log and registers what a process
+// would when it starts: sections, the plugins and listeners due so far.
+func (r *runner) start() error {
+	ag, err := app.CLI(r.f.Config, agent.Options{Adapter: r.script, Log: r.log,
+		BeforeStep: r.beforeStep,
+		OnHeader: func(turn, step int, h *assembler.Header) {
+			r.deps[[2]int{turn, step}] = h.Deps()
+		}})
+	if err != nil {
+		return err
+	}
+	r.ag = ag
+	fns := make([]func() error, 0, len(r.f.Sections))
+	for _, s := range r.f.Sections {
+		fns = append(fns, func() error { return ag.Service().AddSection(s) })
+	}
+	if err := r.reg.apply(fns); err != nil {
+		return err
+	}
+	due := func(at *StepRef, seen bool) bool { return at == nil || seen }
+	if err := r.registerPlugins(due); err != nil {
+		return err
+	}
+	r.registerListeners(due)
+	return nil
+}
+
+// beforeStep registers the plugins and listeners delayed to this step.
+func (r *runner) beforeStep(turn, step int) {
+	due := func(at *StepRef, seen bool) bool { return at != nil && at.Turn == turn && at.Step == step && !seen }
+	if err := r.registerPlugins(due); err != nil && r.err == nil {
+		r.err = err
+	}
+	r.registerListeners(due)
+}
+
+// registerPlugins registers, in this run's order, the plugins due says
+// are due given their registerAt and whether they registered before.
+func (r *runner) registerPlugins(due func(at *StepRef, seen bool) bool) error {
+	var fns []func() error
+	for _, p := range r.f.Plugins {
+		if due(p.RegisterAt, r.registered[p.Name]) {
+			r.registered[p.Name] = true
+			fns = append(fns, func() error { return r.ag.Service().AddProvider(p.Name, p.Tools...) })
+		}
+	}
+	return r.reg.apply(fns)
+}
+
+// registerListeners registers the due listeners in the listed order: their
+// order is part of the scenario.
+func (r *runner) registerListeners(due func(at *StepRef, seen bool) bool) {
+	for i, l := range r.f.Listeners {
+		if due(l.RegisterAt, r.listening[i]) {
+			r.listening[i] = true
+			r.ag.Service().AddListener(fmt.Sprintf("%s#%d", l.Op, i), l.listener())
+		}
+	}
 }

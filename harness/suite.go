@@ -58,7 +58,7 @@ type Suite struct {
 	// goldenFiles holds the names in the golden directory at Load.
 	goldenFiles map[string]bool
 	// run runs a fixture; tests swap it to inject faults.
-	run func(*Fixture, *registration) (*Run, error)
+	run func(*Fixture, *registration) (*runResult, error)
 }
 
 // Finding is a guard failure: a problem of the golden layout.

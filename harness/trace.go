@@ -14,10 +14,10 @@ import (
 // dependencies: a call that ran before a tool it depends on completed.
 const CheckTrace = "trace"
 
-// traceFailure checks a log's executed tool calls against the fixture's
-// declared dependencies; file names where the log lives, for the report.
-func traceFailure(f *Fixture, file string, log []byte) *Failure {
-	err := agent.CheckTrace(log, f.deps())
+// traceFailure checks a log's executed tool calls against the dependencies
+// declared at each step; file names where the log lives, for the report.
+func traceFailure(f *Fixture, file string, log []byte, deps agent.DepsAt) *Failure {
+	err := agent.CheckTrace(log, deps)
 	var te *agent.TraceError
 	if !errors.As(err, &te) {
 		return nil
@@ -27,27 +27,28 @@ func traceFailure(f *Fixture, file string, log []byte) *Failure {
 			f.Name, te.CallID, te.Edge.From, te.Edge.To, te.Edge)}
 }
 
-// maxBatchPermutations bounds how many orders of one batch are planned;
-// batches of up to 6 calls are tried in every order.
-const maxBatchPermutations = 720
+// Batches of up to allOrdersUpTo calls are replanned in every order;
+// larger ones in maxBatchPermutations seeded random orders.
+const (
+	allOrdersUpTo        = 6
+	maxBatchPermutations = 720 // 6!
+)
 
 // checkBatches replans every tool-call batch of the log in every proposal
 // order (or a seeded sample of them) under the fixture's policy and
 // dependencies, and checks the plan: under reorder a topological order that
 // keeps an already valid proposal as it is; under reject a refusal exactly
 // when the proposal violates an edge.
-func checkBatches(f *Fixture, log []byte, seed uint64) *Failure {
-	deps, policy := f.deps(), f.Config.DependencyPolicy
+func checkBatches(f *Fixture, file string, run *runResult, seed uint64) *Failure {
+	policy := f.Config.DependencyPolicy
 	if policy == "" {
 		policy = agent.PolicyReorder
 	}
 	rng := rand.New(rand.NewPCG(seed, 1))
-	var fail *Failure
-	n := 0
-	_ = forEachLogLine(log, func(line int, ev gjson.Result) bool {
-		n = line
+	for i, line := range splitLines(run.Log) {
+		ev := gjson.ParseBytes(line)
 		if ev.Get("type").String() != agent.TypeAssistantMessage {
-			return true
+			continue
 		}
 		var names []string
 		ev.Get("data.toolCalls").ForEach(func(_, c gjson.Result) bool {
@@ -55,18 +56,17 @@ func checkBatches(f *Fixture, log []byte, seed uint64) *Failure {
 			return true
 		})
 		if len(names) < 2 {
-			return true
+			continue
 		}
+		deps := run.depsAt(int(ev.Get("data.turn").Int()), int(ev.Get("data.step").Int()))
 		for _, proposal := range permutations(names, rng) {
 			if msg := checkPlan(proposal, deps, policy); msg != "" {
-				fail = &Failure{Check: CheckPermute, Line: n,
-					Msg: fmt.Sprintf("%s: the batch at log line %d proposed as %v: %s", f.Name, n, proposal, msg)}
-				return false
+				return &Failure{Check: CheckPermute, File: file, Line: i + 1,
+					Msg: fmt.Sprintf("%s: replanning the batch of line %d proposed as %v: %s", f.Name, i+1, proposal, msg)}
 			}
 		}
-		return true
-	})
-	return fail
+	}
+	return nil
 }
 
 // checkPlan plans one proposal and returns what is wrong with the plan.
@@ -118,7 +118,7 @@ func firstViolation(names []string, deps assembler.Deps) *agent.Edge {
 // are more than maxBatchPermutations.
 func permutations(names []string, rng *rand.Rand) [][]string {
 	var out [][]string
-	if len(names) <= 6 {
+	if len(names) <= allOrdersUpTo {
 		var rec func(k int, cur []string)
 		rec = func(k int, cur []string) {
 			if k == len(cur) {
@@ -140,15 +140,4 @@ func permutations(names []string, rng *rand.Rand) [][]string {
 		out = append(out, p)
 	}
 	return out
-}
-
-// forEachLogLine calls fn with every event of a log and its 1-based line
-// until fn returns false.
-func forEachLogLine(log []byte, fn func(line int, ev gjson.Result) bool) error {
-	for n, line := range splitLines(log) {
-		if !fn(n+1, gjson.ParseBytes(line)) {
-			return nil
-		}
-	}
-	return nil
 }

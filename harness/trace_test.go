@@ -48,7 +48,7 @@ func TestTraceCheckOnRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tf := traceFailure(f, "x", run.Log); tf != nil {
+	if tf := traceFailure(f, "x", run.Log, run.depsAt); tf != nil {
 		t.Fatalf("the bundled run violates its edges: %s", tf)
 	}
 	// The same events in the model's order would violate notify -> create_issue.
@@ -60,7 +60,7 @@ func TestTraceCheckOnRun(t *testing.T) {
 			break
 		}
 	}
-	tf := traceFailure(f, "x", bytes.Join(lines, nil))
+	tf := traceFailure(f, "x", bytes.Join(lines, nil), run.depsAt)
 	if tf == nil || !strings.Contains(tf.Msg, "edge notify -> create_issue") {
 		t.Fatalf("trace failure = %v", tf)
 	}
@@ -96,5 +96,32 @@ func TestDependencyPolicyValidated(t *testing.T) {
 	_, err := LoadFixture(dir, "p")
 	if err == nil || !strings.Contains(err.Error(), `p.json:3:34: config.dependencyPolicy: unknown policy "random"`) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestTraceUsesTheDependenciesOfEachStep: an edge that a late plugin adds
+// in turn 2 does not apply to a call made in turn 1.
+func TestTraceUsesTheDependenciesOfEachStep(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "late-edge.json"), `{
+  "description": "x gains a dependency on y in turn 2",
+  "plugins": [
+    {"name": "a", "tools": [{"name": "x"}, {"name": "y"}]},
+    {"name": "b", "registerAt": {"turn": 2, "step": 1}, "tools": [{"name": "x", "description": "x, checked", "dependsOn": ["y"]}]}
+  ],
+  "turns": [
+    {"user": "one", "replies": [{"toolCalls": [{"id": "c1", "name": "x"}]}, {"text": "ok"}], "toolResults": {"c1": "done"}},
+    {"user": "two", "replies": [{"toolCalls": [{"id": "c2", "name": "x"}]}, {"text": "ok"}], "toolResults": {"c2": "done"}}
+  ]
+}`)
+	s := mustLoad(t, Options{Fixtures: dir, Golden: filepath.Join(dir, "golden"), Shuffle: 2, Seed: 1})
+	out, res := s.Check(s.Fixture("late-edge"))
+	if !res.Passed() {
+		t.Fatalf("failures: %v", res.Failures)
+	}
+	// Turn 1's x ran; turn 2's x was refused for want of y.
+	if !bytes.Contains(out.Log, []byte(`"callId":"c1","name":"x","output":"done"}`)) ||
+		!bytes.Contains(out.Log, []byte(`"callId":"c2","name":"x","output":"not run: x depends on y`)) {
+		t.Errorf("log:\n%s", out.Log)
 	}
 }

@@ -182,11 +182,15 @@ func (e *TraceError) Error() string {
 		e.Line, e.CallID, e.Edge.From, e.Edge.To, e.Edge)
 }
 
+// DepsAt gives the dependencies in force at a step of a turn.
+type DepsAt func(turn, step int) assembler.Deps
+
 // CheckTrace checks the executed tool calls of a log (full or templated)
 // against declared dependencies: every call that ran (a tool/result that
 // is neither an error nor replayed) must come after a successful result of
-// each tool it depends on. It returns the first violation as a *TraceError.
-func CheckTrace(log []byte, deps assembler.Deps) error {
+// each tool it depends on, as declared at the call's step. It returns the
+// first violation as a *TraceError.
+func CheckTrace(log []byte, deps DepsAt) error {
 	completed := map[string]bool{}
 	return forEachLine(log, func(n int, line []byte) error {
 		if !bytes.Contains(line, []byte(`"tool/result"`)) {
@@ -202,7 +206,7 @@ func CheckTrace(log []byte, deps assembler.Deps) error {
 		}
 		name := d.Get("name").String()
 		if !d.Get("replayed").Bool() {
-			for _, dep := range deps[name] {
+			for _, dep := range deps(int(d.Get("turn").Int()), int(d.Get("step").Int()))[name] {
 				if !completed[dep] {
 					return &TraceError{Line: n, CallID: d.Get("callId").String(), Edge: Edge{From: name, To: dep}}
 				}
@@ -211,6 +215,11 @@ func CheckTrace(log []byte, deps assembler.Deps) error {
 		completed[name] = true
 		return nil
 	})
+}
+
+// Fixed returns a DepsAt that gives the same dependencies at every step.
+func Fixed(d assembler.Deps) DepsAt {
+	return func(int, int) assembler.Deps { return d }
 }
 
 // callIDs lists the ids of calls in the given order.

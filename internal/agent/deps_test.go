@@ -210,7 +210,7 @@ func TestLoopNeverRunsADependentFirst(t *testing.T) {
 		}
 		policy := []string{agent.PolicyReorder, agent.PolicyReject}[c%2]
 		log, ran := runBatch(t, policy, names, deps, batch, first)
-		if err := agent.CheckTrace(log, deps); err != nil {
+		if err := agent.CheckTrace(log, agent.Fixed(deps)); err != nil {
 			t.Fatalf("case %d (seed %#x) %s batch %v after %v: %v\n%s", c, seed, policy, batch, first, err, log)
 		}
 		if policy == agent.PolicyReject && violates(batch, deps) && len(ran) != 0 {
@@ -355,7 +355,7 @@ func TestCheckTraceFindsViolation(t *testing.T) {
 	log := jsonl(
 		`{"type":"tool/result","data":{"turn":1,"step":1,"callId":"c1","name":"notify","output":"posted"}}`,
 		`{"type":"tool/result","data":{"turn":1,"step":1,"callId":"c2","name":"create","output":"#1"}}`)
-	err := agent.CheckTrace([]byte(log), assembler.Deps{"notify": {"create"}})
+	err := agent.CheckTrace([]byte(log), agent.Fixed(assembler.Deps{"notify": {"create"}}))
 	var te *agent.TraceError
 	if !errors.As(err, &te) || te.Line != 1 || te.CallID != "c1" || te.Edge != (agent.Edge{From: "notify", To: "create"}) {
 		t.Fatalf("err = %v", err)
@@ -368,7 +368,7 @@ func TestCheckTraceFindsViolation(t *testing.T) {
 		`{"type":"tool/result","data":{"turn":1,"step":1,"callId":"c1","name":"notify","output":"refused","error":true}}`,
 		`{"type":"tool/result","data":{"turn":1,"step":1,"callId":"c2","name":"create","output":"#1"}}`,
 		`{"type":"tool/result","data":{"turn":1,"step":1,"callId":"c3","name":"notify","output":"posted"}}`)
-	if err := agent.CheckTrace([]byte(ok), assembler.Deps{"notify": {"create"}}); err != nil {
+	if err := agent.CheckTrace([]byte(ok), agent.Fixed(assembler.Deps{"notify": {"create"}})); err != nil {
 		t.Errorf("valid trace: %v", err)
 	}
 }

@@ -40,6 +40,9 @@ type Options struct {
 	// assembled (turn and step count from 1); plugins registering late hook
 	// in here.
 	BeforeStep func(turn, step int)
+	// OnHeader, when set, sees the header assembled for each step, after
+	// BeforeStep; a harness reads the dependencies in force from it.
+	OnHeader func(turn, step int, h *assembler.Header)
 	// MaxSteps bounds a turn; 0 means DefaultMaxSteps.
 	MaxSteps int
 }
@@ -145,6 +148,9 @@ func (a *Agent) RunTurn(ctx context.Context, user string) error {
 		h, err := a.svc.Assemble()
 		if err != nil {
 			return a.fail(turn, err)
+		}
+		if a.opts.OnHeader != nil {
+			a.opts.OnHeader(turn, step, h)
 		}
 		a.emit(stepLine(TypeStepStart, turn, step))
 		a.logHeader(turn, step, h)
