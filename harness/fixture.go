@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/headergold/headergold/internal/agent"
@@ -247,11 +248,17 @@ func (f *Fixture) validateOwn() error {
 		if s.ID == assembler.PersonaSection {
 			return bad(p+".id", "section id %q is reserved for config.persona", s.ID)
 		}
+		if j := slices.IndexFunc(f.Sections[:i], func(o Section) bool { return o.ID == s.ID }); j >= 0 {
+			return bad(p+".id", "section %q is also sections[%d]", s.ID, j)
+		}
 	}
 	for i, p := range f.Plugins {
 		path := fmt.Sprintf("plugins[%d]", i)
 		if p.Name == "" {
 			return bad(path, "plugin needs a name")
+		}
+		if j := slices.IndexFunc(f.Plugins[:i], func(q Plugin) bool { return q.Name == p.Name }); j >= 0 {
+			return bad(path+".name", "plugin %q is also plugins[%d]", p.Name, j)
 		}
 		if r := p.RegisterAt; r != nil && (r.Turn < 1 || r.Step < 1) {
 			return bad(path+".registerAt", "turn and step count from 1")
@@ -359,19 +366,19 @@ func (f *Fixture) inherit(parent *Fixture) (*Fixture, error) {
 	f.Sections = append(append([]Section(nil), parent.Sections...), f.Sections...)
 	f.Plugins = append(append([]Plugin(nil), parent.Plugins...), f.Plugins...)
 	f.Listeners = append(append([]ListenerOp(nil), parent.Listeners...), f.Listeners...)
-	ids := map[string]bool{}
-	for i, s := range f.Sections {
-		if ids[s.ID] {
-			return nil, errAt(f.File, f.raw, fmt.Sprintf("sections[%d]", i-len(parent.Sections)), "section %q is also defined by %s", s.ID, parent.Name)
+	// Within the file, validateOwn checked duplicates; here the file's own
+	// entries meet the inherited ones.
+	own := len(parent.Sections)
+	for i, s := range f.Sections[own:] {
+		if slices.ContainsFunc(parent.Sections, func(p Section) bool { return p.ID == s.ID }) {
+			return nil, errAt(f.File, f.raw, fmt.Sprintf("sections[%d].id", i), "section %q is also defined by %s", s.ID, parent.Name)
 		}
-		ids[s.ID] = true
 	}
-	names := map[string]bool{}
-	for i, p := range f.Plugins {
-		if names[p.Name] {
-			return nil, errAt(f.File, f.raw, fmt.Sprintf("plugins[%d]", i-len(parent.Plugins)), "plugin %q is also defined by %s", p.Name, parent.Name)
+	own = len(parent.Plugins)
+	for i, p := range f.Plugins[own:] {
+		if slices.ContainsFunc(parent.Plugins, func(q Plugin) bool { return q.Name == p.Name }) {
+			return nil, errAt(f.File, f.raw, fmt.Sprintf("plugins[%d].name", i), "plugin %q is also defined by %s", p.Name, parent.Name)
 		}
-		names[p.Name] = true
 	}
 	return f, nil
 }

@@ -155,3 +155,19 @@ func TestTypeErrorsNameTheElement(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestDuplicateEntries(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "root.json"), "{\n  \"description\": \"r\",\n  \"sections\": [{\"id\": \"a\", \"text\": \"x\"}],\n  \"plugins\": [{\"name\": \"p\", \"tools\": []}],\n  \"turns\": [{\"user\": \"x\"}]\n}\n")
+	writeFile(t, filepath.Join(dir, "twice.json"), "{\n  \"description\": \"t\",\n  \"plugins\": [{\"name\": \"p\", \"tools\": []},\n              {\"name\": \"p\", \"tools\": []}],\n  \"turns\": [{\"user\": \"x\"}]\n}\n")
+	writeFile(t, filepath.Join(dir, "child.json"), "{\n  \"description\": \"c\",\n  \"extends\": \"root\",\n  \"sections\": [{\"id\": \"b\", \"text\": \"y\"}, {\"id\": \"a\", \"text\": \"z\"}],\n  \"turns\": [{\"user\": \"x\"}]\n}\n")
+	for name, want := range map[string]string{
+		"twice": `twice.json:4:24: plugins[1].name: plugin "p" is also plugins[0]`,
+		"child": `child.json:4:49: sections[1].id: section "a" is also defined by root`,
+	} {
+		_, err := LoadFixture(dir, name)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", name, err, want)
+		}
+	}
+}
