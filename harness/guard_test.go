@@ -126,7 +126,7 @@ func TestGuardUniformity(t *testing.T) {
 	if fails := check("same"); len(fails) != 0 {
 		t.Errorf("same: %v", fails)
 	}
-	failureWith(t, check("longer"), CheckUniformity, "longer extends the pin pin", "header 2")
+	failureWith(t, check("longer"), CheckUniformity, "longer.golden:11:", "longer extends the pin pin", "header 2 differs: the pin has 1 distinct headers, longer 2")
 	if fails := check("adds"); len(fails) != 0 {
 		t.Errorf("a fixture that adds a plugin is exempt, got %v", fails)
 	}

@@ -204,27 +204,33 @@ func (s *Suite) checkUniformity(f *Fixture, r *runResult, res *Result) {
 	}
 	want, got := distinctHeaders(pr.Log), distinctHeaders(r.Log)
 	for i := 0; i < len(want) || i < len(got); i++ {
-		if i >= len(want) || i >= len(got) || !bytes.Equal(want[i], got[i]) {
-			msg := fmt.Sprintf("%s extends the pin %s without adding config, sections, plugins or listeners, so its headers must be the pin's; header %d differs", f.Name, parent.Name, i+1)
-			var m *Mismatch
-			if i < len(want) && i < len(got) {
-				m = lineMismatch(s.goldenPath(parent.Name), i+1, want[i], got[i])
-				msg += " at " + m.Path
-			}
-			res.Failures = append(res.Failures, Failure{Check: CheckUniformity, File: f.File, Msg: msg, Mismatch: m})
-			return
+		if i < len(want) && i < len(got) && want[i].header.Raw == got[i].header.Raw {
+			continue
 		}
+		file, line := s.goldenPath(f.Name), 0
+		if i < len(got) {
+			line = got[i].line
+		}
+		msg := fmt.Sprintf("%s extends the pin %s without adding config, sections, plugins or listeners, so its headers must be the pin's; header %d differs", f.Name, parent.Name, i+1)
+		var m *Mismatch
+		if i < len(want) && i < len(got) {
+			m = lineMismatch(file, line, []byte(want[i].header.Raw), []byte(got[i].header.Raw))
+			msg += " at " + m.Path
+		} else {
+			msg += fmt.Sprintf(": the pin has %d distinct headers, %s %d", len(want), f.Name, len(got))
+		}
+		res.Failures = append(res.Failures, Failure{Check: CheckUniformity, File: file, Line: line, Msg: msg, Mismatch: m})
+		return
 	}
 }
 
-// distinctHeaders returns the sequence of full headers in a log, without
-// repeats of the header in force (a resume repeats it).
-func distinctHeaders(log []byte) [][]byte {
-	var out [][]byte
+// distinctHeaders returns the header events of a log, leaving out those
+// that repeat the header in force (a resume repeats it).
+func distinctHeaders(log []byte) []headerEvent {
+	var out []headerEvent
 	for _, e := range headerEvents(log) {
-		h := []byte(e.header.Raw)
-		if len(out) == 0 || !bytes.Equal(out[len(out)-1], h) {
-			out = append(out, h)
+		if len(out) == 0 || out[len(out)-1].header.Raw != e.header.Raw {
+			out = append(out, e)
 		}
 	}
 	return out
