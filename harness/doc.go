@@ -18,5 +18,6 @@
 // same way everywhere.
 //
 // The templating rule lives in template.go, the sidecar formats in pin.go,
-// the guards in guard.go.
+// the layout guards in suite.go (orphans) and replay.go (CompareGolden),
+// the dependency checks in trace.go.
 package harness

@@ -84,7 +84,7 @@ func (s *Suite) Record(opts RecordOptions) ([]FileChange, []*Result, error) {
 			return nil, nil, err
 		}
 	}
-	if err := WriteFiles(pending, nil); err != nil {
+	if err := WriteFiles(pending); err != nil {
 		return nil, nil, err
 	}
 	return changes, nil, nil
@@ -102,12 +102,14 @@ type FileWrite struct {
 // written are they renamed over the targets (and removals done), the old
 // contents kept aside until every step has succeeded, and the directories
 // synced. A failure at any point restores every target to its old bytes (or
-// absence) and leaves no temp file behind.
-//
-// fail, when not nil, is called before each step ("write" or "rename" of
-// the i-th file) and a non-nil result aborts there: tests use it to inject
-// failures.
-func WriteFiles(files []FileWrite, fail func(step string, i int) error) (err error) {
+// absence) and leaves no temp file behind; if the restoring itself fails,
+// the error says so.
+func WriteFiles(files []FileWrite) error { return writeFiles(files, nil) }
+
+// writeFiles is WriteFiles with a hook for tests: fail, when not nil, is
+// called before each step ("write" or "rename" of the i-th file) and a
+// non-nil result aborts there.
+func writeFiles(files []FileWrite, fail func(step string, i int) error) (err error) {
 	temps := make([]string, len(files))
 	backups := make(map[int]string)
 	done := 0 // files renamed or removed
@@ -119,12 +121,16 @@ func WriteFiles(files []FileWrite, fail func(step string, i int) error) (err err
 			return
 		}
 		// Undo in reverse: restore each target, then drop what is left.
+		var undo []error
 		for i := done - 1; i >= 0; i-- {
 			if b, ok := backups[i]; ok {
-				os.Rename(b, files[i].Path)
+				undo = append(undo, os.Rename(b, files[i].Path))
 			} else if !files[i].Remove {
-				os.Remove(files[i].Path)
+				undo = append(undo, os.Remove(files[i].Path))
 			}
+		}
+		if u := errors.Join(undo...); u != nil {
+			err = fmt.Errorf("%w; restoring the old files failed too: %v", err, u)
 		}
 		for i := done; i < len(files); i++ {
 			if b, ok := backups[i]; ok {

@@ -26,7 +26,7 @@ func TestWriteFilesAllOrNothing(t *testing.T) {
 				{Path: filepath.Join(dir, "c.golden"), Data: []byte("new c\n")},
 			}
 			injected := errors.New("injected")
-			err := WriteFiles(files, func(step string, i int) error {
+			err := writeFiles(files, func(step string, i int) error {
 				if step == tc.step && i == tc.at {
 					return injected
 				}
@@ -61,7 +61,7 @@ func TestWriteFilesRealFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(dir, "z.golden", "keep"), "x")
-	err := WriteFiles([]FileWrite{
+	err := writeFiles([]FileWrite{
 		{Path: filepath.Join(dir, "a.golden"), Data: []byte("new a\n")},
 		{Path: filepath.Join(dir, "b.golden"), Data: []byte("new b\n")},
 		{Path: filepath.Join(dir, "z.golden"), Data: []byte("new z\n")},
@@ -81,7 +81,7 @@ func TestWriteFilesRealFailure(t *testing.T) {
 func TestWriteFilesSuccess(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "a.golden"), "old\n")
-	err := WriteFiles([]FileWrite{{Path: filepath.Join(dir, "a.golden"), Data: []byte("new\n")}, {Path: filepath.Join(dir, "b.golden"), Data: []byte("b\n")}}, nil)
+	err := writeFiles([]FileWrite{{Path: filepath.Join(dir, "a.golden"), Data: []byte("new\n")}, {Path: filepath.Join(dir, "b.golden"), Data: []byte("b\n")}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestWriteFilesRemovalIsPartOfTheTransaction(t *testing.T) {
 		{Path: filepath.Join(dir, "a.golden"), Data: []byte("new a\n")},
 	}
 	injected := errors.New("injected")
-	err := WriteFiles(files, func(step string, i int) error {
+	err := writeFiles(files, func(step string, i int) error {
 		if step == "rename" && i == 1 {
 			return injected // after the removal was done
 		}
@@ -158,7 +158,7 @@ func TestWriteFilesRemovalIsPartOfTheTransaction(t *testing.T) {
 	if len(entries) != 2 {
 		t.Errorf("left behind: %v", entries)
 	}
-	if err := WriteFiles(files, nil); err != nil {
+	if err := writeFiles(files, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "orphan.golden")); !errors.Is(err, os.ErrNotExist) {

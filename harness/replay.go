@@ -21,10 +21,8 @@ const (
 	CheckGuard      = "guard"      // the golden layout is broken
 	CheckUniformity = "uniformity" // an extends of a pin changed the pin's headers
 	CheckInvalid    = "invalid"    // the fixture cannot run: it cannot be tested
+	CheckTrace      = "trace"      // a tool call ran before a tool it depends on
 )
-
-// CheckTrace, for tool calls that ran before their dependencies, is in
-// trace.go with the checks it names.
 
 // Failure is one failed check of a fixture.
 type Failure struct {

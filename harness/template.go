@@ -31,7 +31,8 @@ var (
 
 // Template returns log with every header's system and tools replaced by
 // their placeholders. It fails, naming the line, when a header's system is
-// not a string or its tools not an array (or already the placeholder).
+// not a string or its tools are neither an array nor already the
+// placeholder.
 func Template(log []byte) ([]byte, error) {
 	out := make([]byte, 0, len(log))
 	n := 0

@@ -10,10 +10,6 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// CheckTrace is the check of executed tool calls against the declared
-// dependencies: a call that ran before a tool it depends on completed.
-const CheckTrace = "trace"
-
 // traceFailure checks a log's executed tool calls against the dependencies
 // declared at each step; file names where the log lives, for the report.
 func traceFailure(f *Fixture, file string, log []byte, deps agent.DepsAt) *Failure {

@@ -199,7 +199,7 @@ func writeLog(suite *harness.Suite, file string, stdout, stderr io.Writer) int {
 	}
 	abs, err := filepath.Abs(file)
 	if err == nil {
-		err = harness.WriteFiles([]harness.FileWrite{{Path: abs, Data: out.Log}}, nil)
+		err = harness.WriteFiles([]harness.FileWrite{{Path: abs, Data: out.Log}})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "record: %v\n", err)

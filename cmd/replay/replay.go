@@ -298,7 +298,8 @@ func (p *printer) annotations() io.Writer {
 	return p.e.stdout
 }
 
-// dirFlags repeats -fixtures and -golden when they are not the defaults.
+// dirFlags repeats -fixtures, -golden and -shuffle when they are not the
+// defaults, so the reproduce line replays the same runs.
 func (p *printer) dirFlags() string {
 	s := ""
 	if p.rf.opts.Fixtures != "fixtures" {
@@ -306,6 +307,9 @@ func (p *printer) dirFlags() string {
 	}
 	if p.rf.opts.Golden != "golden" {
 		s += " -golden " + p.rf.opts.Golden
+	}
+	if n := p.rf.opts.Shuffle; n != harness.DefaultShuffle {
+		s += fmt.Sprintf(" -shuffle %d", max(n, 0))
 	}
 	return s
 }

@@ -81,7 +81,10 @@ func runStability(args []string, e env) int {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
-		enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintf(stderr, "replay stability: %v\n", err)
+			return exitCannotRun
+		}
 		return exitOK
 	}
 	writeStability(stdout, rep)
