@@ -235,9 +235,7 @@ func (f *Fixture) validateOwn() error {
 	if err := f.Config.ToolOrder.Validate(); err != nil {
 		return bad("config.toolOrder", "%v", err)
 	}
-	switch f.Config.DependencyPolicy {
-	case "", agent.PolicyReorder, agent.PolicyReject:
-	default:
+	if !agent.ValidPolicy(f.Config.DependencyPolicy) {
 		return bad("config.dependencyPolicy", "unknown policy %q (want %q or %q)", f.Config.DependencyPolicy, agent.PolicyReorder, agent.PolicyReject)
 	}
 	for i, s := range f.Sections {

@@ -114,9 +114,7 @@ func newLedger() *ledger {
 
 // ledgerKey identifies a call by tool and arguments, key order ignored.
 func ledgerKey(name string, args []byte) string {
-	if len(bytes.TrimSpace(args)) == 0 {
-		args = []byte("{}")
-	}
+	args = argsOrEmpty(args)
 	sorted, err := canon.AppendSorted([]byte(name+"\x00"), args)
 	if err != nil {
 		return name + "\x00" + string(args)
@@ -131,6 +129,26 @@ func (l *ledger) record(name string, args []byte, output string) {
 	if _, ok := l.results[key]; !ok {
 		l.results[key] = output
 	}
+}
+
+// replay returns the first successful output of an identical earlier call.
+func (l *ledger) replay(name string, args []byte) (string, bool) {
+	out, ok := l.results[ledgerKey(name, args)]
+	return out, ok
+}
+
+// argsOrEmpty gives absent tool-call arguments their meaning, {}.
+func argsOrEmpty(args []byte) []byte {
+	if len(bytes.TrimSpace(args)) == 0 {
+		return []byte("{}")
+	}
+	return args
+}
+
+// ValidPolicy reports whether p names a dependency policy; "" means the
+// default, PolicyReorder.
+func ValidPolicy(p string) bool {
+	return p == "" || p == PolicyReorder || p == PolicyReject
 }
 
 // missing returns the first dependency of name that has not completed.

@@ -84,12 +84,11 @@ func New(cfg Config, opts Options) (*Agent, error) {
 	if opts.MaxSteps <= 0 {
 		opts.MaxSteps = DefaultMaxSteps
 	}
-	switch cfg.DependencyPolicy {
-	case "":
-		cfg.DependencyPolicy = PolicyReorder
-	case PolicyReorder, PolicyReject:
-	default:
+	if !ValidPolicy(cfg.DependencyPolicy) {
 		return nil, fmt.Errorf("dependencyPolicy: unknown policy %q (want %q or %q)", cfg.DependencyPolicy, PolicyReorder, PolicyReject)
+	}
+	if cfg.DependencyPolicy == "" {
+		cfg.DependencyPolicy = PolicyReorder
 	}
 	a := &Agent{svc: svc, opts: opts, log: opts.Log, tools: tools, policy: cfg.DependencyPolicy, ledger: newLedger()}
 	if a.log == nil {
@@ -254,7 +253,7 @@ func (a *Agent) runBatch(ctx context.Context, turn, step int, calls []ToolCall, 
 			continue
 		}
 		if h.Idempotent(c.Name) {
-			if out, ok := a.ledger.results[ledgerKey(c.Name, c.Arguments)]; ok {
+			if out, ok := a.ledger.replay(c.Name, c.Arguments); ok {
 				result(c, out, false, true)
 				continue
 			}
@@ -285,12 +284,8 @@ func encodeCalls(calls []ToolCall) ([]byte, error) {
 		b = append(b, `,"name":`...)
 		b = canon.AppendString(b, c.Name)
 		b = append(b, `,"arguments":`...)
-		args := c.Arguments
-		if len(bytes.TrimSpace(args)) == 0 {
-			args = []byte("{}")
-		}
 		var err error
-		if b, err = canon.Compact(b, args); err != nil {
+		if b, err = canon.Compact(b, argsOrEmpty(c.Arguments)); err != nil {
 			return nil, fmt.Errorf("tool call %q: arguments: %w", c.ID, err)
 		}
 		b = append(b, '}')
