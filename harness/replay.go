@@ -238,57 +238,71 @@ func distinctHeaders(log []byte) []headerEvent {
 // directory, and applies the guards on those files.
 func (s *Suite) CompareGolden(f *Fixture, out *Outputs) []Failure {
 	var fails []Failure
-	compare := func(check, file string, got []byte) {
-		want, err := os.ReadFile(file)
-		if errors.Is(err, os.ErrNotExist) {
-			fails = append(fails, Failure{Check: CheckGuard, File: file,
-				Msg: fmt.Sprintf("missing: record it with go run ./cmd/record -run '^%s$' (or GOLDIE_UPDATE=1 go test)", f.Name)})
-			return
-		}
-		if err != nil {
-			// An unreadable golden file cannot be compared: the fixture
-			// cannot be tested, which is not a mismatch.
-			fails = append(fails, Failure{Check: CheckInvalid, File: file, Msg: err.Error()})
-			return
-		}
-		if bytes.Equal(want, got) {
-			// got is templated and its trace checked: so is want.
-			return
-		}
-		if check == CheckGolden && !bytes.Contains(want, []byte("\r\n")) {
-			if t, err := Template(want); err != nil || !bytes.Equal(t, want) {
-				line := 0
-				if m := compareFile(file, want, t); m != nil {
-					line = m.Line
-				}
-				fails = append(fails, Failure{Check: CheckGuard, File: file, Line: line,
-					Msg: "golden log is not templated: headers must hold \"<<system>>\" and \"<<tools>>\"; record it again"})
-				return
-			}
-		}
-		if check == CheckGolden {
-			// The recorded tool calls must still respect the declared
-			// edges: a dependency added since recording shows here, by edge.
-			if tf := traceFailure(f, file, want, out.depsAt); tf != nil {
-				fails = append(fails, *tf)
-			}
-		}
-		if m := compareFile(file, want, got); m != nil {
-			fails = append(fails, Failure{Check: check, File: file, Line: m.Line, Msg: m.Reason, Mismatch: m})
-		}
-	}
-	compare(CheckGolden, s.goldenPath(f.Name), out.Golden)
-	sidecars := []string{s.systemPath(f.Name), s.toolsPath(f.Name)}
-	if f.Pin {
-		compare(CheckSidecar, sidecars[0], out.System)
-		compare(CheckSidecar, sidecars[1], out.Tools)
+	if want, fail := readGolden(f, s.goldenPath(f.Name)); fail != nil {
+		fails = append(fails, *fail)
 	} else {
-		for _, file := range sidecars {
-			if s.goldenFiles[filepath.Base(file)] {
-				fails = append(fails, Failure{Check: CheckGuard, File: file,
+		fails = append(fails, compareLog(f, s.goldenPath(f.Name), want, out)...)
+	}
+	sidecars := []struct {
+		file string
+		got  []byte
+	}{{s.systemPath(f.Name), out.System}, {s.toolsPath(f.Name), out.Tools}}
+	for _, sc := range sidecars {
+		if !f.Pin {
+			if s.goldenFiles[filepath.Base(sc.file)] {
+				fails = append(fails, Failure{Check: CheckGuard, File: sc.file,
 					Msg: fmt.Sprintf("sidecar beside a fixture that is not pinned: only \"pin\": true fixtures own sidecars; delete it or pin %s", f.Name)})
 			}
+			continue
 		}
+		want, fail := readGolden(f, sc.file)
+		if fail != nil {
+			fails = append(fails, *fail)
+		} else if m := compareFile(sc.file, want, sc.got); m != nil {
+			fails = append(fails, Failure{Check: CheckSidecar, File: sc.file, Line: m.Line, Msg: m.Reason, Mismatch: m})
+		}
+	}
+	return fails
+}
+
+// readGolden reads one of f's golden files; a missing file is a guard
+// failure, an unreadable one means the fixture cannot be tested.
+func readGolden(f *Fixture, file string) ([]byte, *Failure) {
+	want, err := os.ReadFile(file)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, &Failure{Check: CheckGuard, File: file,
+			Msg: fmt.Sprintf("missing: record it with go run ./cmd/record -run '^%s$' (or GOLDIE_UPDATE=1 go test)", f.Name)}
+	case err != nil:
+		return nil, &Failure{Check: CheckInvalid, File: file, Msg: err.Error()}
+	}
+	return want, nil
+}
+
+// compareLog compares a golden log with the run's templated log: it must be
+// templated, its recorded tool calls must respect the dependencies declared
+// now (an edge added since recording shows here, by edge), and its bytes
+// must be the run's.
+func compareLog(f *Fixture, file string, want []byte, out *Outputs) []Failure {
+	if bytes.Equal(want, out.Golden) {
+		return nil // the run's log is templated and its trace checked
+	}
+	if !bytes.Contains(want, []byte("\r\n")) {
+		if t, err := Template(want); err != nil || !bytes.Equal(t, want) {
+			line := 0
+			if m := compareFile(file, want, t); m != nil {
+				line = m.Line
+			}
+			return []Failure{{Check: CheckGuard, File: file, Line: line,
+				Msg: "golden log is not templated: headers must hold \"<<system>>\" and \"<<tools>>\"; record it again"}}
+		}
+	}
+	var fails []Failure
+	if tf := traceFailure(f, file, want, out.depsAt); tf != nil {
+		fails = append(fails, *tf)
+	}
+	if m := compareFile(file, want, out.Golden); m != nil {
+		fails = append(fails, Failure{Check: CheckGolden, File: file, Line: m.Line, Msg: m.Reason, Mismatch: m})
 	}
 	return fails
 }
