@@ -9,9 +9,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// headersOf runs a bundled fixture and returns the tool names of each
-// logged header with its reason.
-func headersOf(t *testing.T, name string) (reasons []string, tools [][]string, log []byte) {
+// runBundled runs a bundled fixture once, as listed.
+func runBundled(t *testing.T, name string) *runResult {
 	t.Helper()
 	f, err := LoadFixture("../fixtures", name)
 	if err != nil {
@@ -21,6 +20,14 @@ func headersOf(t *testing.T, name string) (reasons []string, tools [][]string, l
 	if err != nil {
 		t.Fatal(err)
 	}
+	return run
+}
+
+// headersOf runs a bundled fixture and returns the tool names of each
+// logged header with its reason.
+func headersOf(t *testing.T, name string) (reasons []string, tools [][]string, log []byte) {
+	t.Helper()
+	run := runBundled(t, name)
 	for _, e := range headerEvents(run.Log) {
 		reasons = append(reasons, e.reason)
 		var names []string
@@ -177,18 +184,6 @@ func TestPermutationOrdersDiffer(t *testing.T) {
 }
 
 func TestBundledDependencyFixtures(t *testing.T) {
-	logOf := func(name string) string {
-		t.Helper()
-		f, err := LoadFixture("../fixtures", name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		run, err := runFixture(f, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(run.Log)
-	}
 	for _, tc := range []struct {
 		name string
 		want []string // fragments, in this order
@@ -202,7 +197,7 @@ func TestBundledDependencyFixtures(t *testing.T) {
 			`"callId":"c5","name":"fetch_doc","output":"# Install\ngo install ./...\nUse -race in CI."}`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			log := logOf(tc.name)
+			log := string(runBundled(t, tc.name).Log)
 			at := 0
 			for _, frag := range tc.want {
 				i := strings.Index(log[at:], frag)
