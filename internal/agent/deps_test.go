@@ -47,6 +47,15 @@ func randomDAG(rng *rand.Rand, n int) ([]string, assembler.Deps) {
 	return names, out
 }
 
+// randomBatch proposes 1 to most calls of the named tools, repeats allowed.
+func randomBatch(rng *rand.Rand, names []string, most int) []string {
+	batch := make([]string, 1+rng.IntN(most))
+	for i := range batch {
+		batch[i] = names[rng.IntN(len(names))]
+	}
+	return batch
+}
+
 // violates reports whether a sequence runs some call before a call of a
 // tool it depends on.
 func violates(seq []string, deps assembler.Deps) bool {
@@ -101,10 +110,7 @@ func TestPlanProperties(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 0))
 	for c := range 2000 {
 		names, deps := randomDAG(rng, 1+rng.IntN(12))
-		batch := make([]string, 1+rng.IntN(7))
-		for i := range batch {
-			batch[i] = names[rng.IntN(len(names))]
-		}
+		batch := randomBatch(rng, names, 7)
 		fail := func(format string, args ...any) {
 			t.Fatalf("case %d (seed %#x): batch %v deps %v: %s", c, seed, batch, deps, fmt.Sprintf(format, args...))
 		}
@@ -195,10 +201,7 @@ func TestLoopNeverRunsADependentFirst(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 0))
 	for c := range 1000 {
 		names, deps := randomDAG(rng, 1+rng.IntN(12))
-		batch := make([]string, 1+rng.IntN(6))
-		for i := range batch {
-			batch[i] = names[rng.IntN(len(names))]
-		}
+		batch := randomBatch(rng, names, 6)
 		var first []string
 		if rng.IntN(2) == 0 {
 			// Complete a prefix-closed set: tools in dependency order.
