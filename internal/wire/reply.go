@@ -1,0 +1,25 @@
+package wire
+
+import "encoding/json"
+
+// Reply is one scripted model answer: text, tool calls, or both.
+type Reply struct {
+	Text      string     `json:"text,omitempty"`
+	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
+}
+
+// ToolCall is a tool call of a scripted reply. Its id and argument bytes
+// are sent exactly as scripted.
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// Args returns the argument bytes, {} when none are scripted.
+func (c ToolCall) Args() []byte {
+	if len(c.Arguments) == 0 {
+		return []byte("{}")
+	}
+	return c.Arguments
+}

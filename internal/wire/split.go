@@ -1,0 +1,361 @@
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// The placeholders a [Parts.Rest] holds where the header parts were.
+const (
+	ConfigPlaceholder = `"<<config>>"`
+	SystemPlaceholder = `"<<system>>"`
+	ToolsPlaceholder  = `"<<tools>>"`
+)
+
+// Parts is a request body split into its header and the rest.
+type Parts struct {
+	Format Format
+	// Config is {"member":value,…}: every config member as written in
+	// the body (key, colon and value bytes), in body order; "{}" when the
+	// body has none.
+	Config []byte
+	// System is the system part (see the package doc), nil when absent.
+	System []byte
+	// Tools is the tools member, nil when absent.
+	Tools []byte
+	// Rest is the body with each header value replaced by its
+	// placeholder; for OpenAI Chat the leading system messages are one
+	// "<<system>>" element of messages.
+	Rest []byte
+	// Prefix and Suffix are the whitespace around the body's object.
+	Prefix, Suffix string
+	// Spaces is the whitespace removed from a pretty-printed body; Rest
+	// and the header parts are then without it.
+	Spaces []Space
+}
+
+// Space is whitespace found at offset At of the body without whitespace.
+type Space struct {
+	At   int
+	Text string
+}
+
+// Header returns the header document {"config":…,"system":…,"tools":…},
+// leaving out the parts the body does not have.
+func (p *Parts) Header() []byte {
+	n := len(p.Config) + len(p.System) + len(p.Tools) + 32
+	h := make([]byte, 0, n)
+	h = append(h, `{"config":`...)
+	h = append(h, p.Config...)
+	if p.System != nil {
+		h = append(h, `,"system":`...)
+		h = append(h, p.System...)
+	}
+	if p.Tools != nil {
+		h = append(h, `,"tools":`...)
+		h = append(h, p.Tools...)
+	}
+	return append(h, '}')
+}
+
+// role is what a top-level member of a body is.
+type role int
+
+const (
+	roleConfig role = iota
+	roleSystem
+	roleTools
+	roleOther // conversation and transport flags
+)
+
+// roleOf is the split rule: which part a top-level member belongs to.
+func roleOf(f Format, key string) role {
+	switch key {
+	case "tools":
+		return roleTools
+	case "stream", "stream_options":
+		return roleOther
+	}
+	switch f {
+	case Anthropic:
+		switch key {
+		case "system":
+			return roleSystem
+		case "messages":
+			return roleOther
+		}
+	case OpenAIChat:
+		if key == "messages" {
+			return roleOther // its leading system messages are the system part
+		}
+	case OpenAIResponses:
+		switch key {
+		case "instructions":
+			return roleSystem
+		case "input", "previous_response_id", "conversation":
+			return roleOther
+		}
+	case Gemini:
+		switch key {
+		case "systemInstruction", "system_instruction":
+			return roleSystem
+		case "contents":
+			return roleOther
+		}
+	}
+	return roleConfig
+}
+
+// isSpace reports JSON whitespace.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// Pretty reports whether a body was pretty-printed: it has a line break
+// inside its value.
+func Pretty(body []byte) bool {
+	return bytes.ContainsAny(bytes.TrimFunc(body, func(r rune) bool { return r < 0x80 && isSpace(byte(r)) }), "\r\n")
+}
+
+// squeeze removes the whitespace between the tokens of valid JSON text,
+// keeping every token's bytes.
+func squeeze(src []byte) ([]byte, []Space) {
+	out := make([]byte, 0, len(src))
+	var spaces []Space
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c == '"':
+			j := i + 1
+			for j < len(src) && src[j] != '"' {
+				if src[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			j = min(j+1, len(src))
+			out = append(out, src[i:j]...)
+			i = j
+		case isSpace(c):
+			j := i
+			for j < len(src) && isSpace(src[j]) {
+				j++
+			}
+			spaces = append(spaces, Space{At: len(out), Text: string(src[i:j])})
+			i = j
+		default:
+			out = append(out, c)
+			i++
+		}
+	}
+	return out, spaces
+}
+
+// Split splits a request body of format f into its parts. The body must
+// be a JSON object with no top-level member twice.
+func Split(body []byte, f Format) (*Parts, error) {
+	p := &Parts{Format: f}
+	start, end := 0, len(body)
+	for start < end && isSpace(body[start]) {
+		start++
+	}
+	for end > start && isSpace(body[end-1]) {
+		end--
+	}
+	p.Prefix, p.Suffix = string(body[:start]), string(body[end:])
+	src := body[start:end]
+	if !gjson.ValidBytes(src) {
+		return nil, errors.New("the body is not valid JSON")
+	}
+	if len(src) == 0 || src[0] != '{' {
+		return nil, errors.New("the body is not a JSON object")
+	}
+	if bytes.ContainsAny(src, "\r\n") {
+		src, p.Spaces = squeeze(src)
+	}
+	type span struct {
+		at, end int
+		with    string
+	}
+	var spans []span
+	config := []byte{'{'}
+	seen := map[string]bool{}
+	var err error
+	gjson.ParseBytes(src).ForEach(func(k, v gjson.Result) bool {
+		key := k.String()
+		if seen[key] {
+			err = fmt.Errorf("the body has the member %q twice", key)
+			return false
+		}
+		seen[key] = true
+		vEnd := v.Index + len(v.Raw)
+		switch roleOf(f, key) {
+		case roleConfig:
+			if len(config) > 1 {
+				config = append(config, ',')
+			}
+			config = append(config, src[k.Index:vEnd]...)
+			spans = append(spans, span{v.Index, vEnd, ConfigPlaceholder})
+		case roleSystem:
+			if p.System != nil {
+				err = fmt.Errorf("the body has two system members")
+				return false
+			}
+			p.System = src[v.Index:vEnd]
+			spans = append(spans, span{v.Index, vEnd, SystemPlaceholder})
+		case roleTools:
+			p.Tools = src[v.Index:vEnd]
+			spans = append(spans, span{v.Index, vEnd, ToolsPlaceholder})
+		case roleOther:
+			if f == OpenAIChat && key == "messages" && v.IsArray() {
+				if first, last := leadingSystem(v); last > first {
+					p.System = append(append([]byte{'['}, src[first:last]...), ']')
+					spans = append(spans, span{first, last, SystemPlaceholder})
+				}
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.Config = append(config, '}')
+	rest := make([]byte, 0, len(src))
+	prev := 0
+	for _, s := range spans {
+		rest = append(rest, src[prev:s.at]...)
+		rest = append(rest, s.with...)
+		prev = s.end
+	}
+	p.Rest = append(rest, src[prev:]...)
+	// The parts are views of src; copy them so the caller may keep them
+	// without the body.
+	p.System, p.Tools = bytes.Clone(p.System), bytes.Clone(p.Tools)
+	return p, nil
+}
+
+// leadingSystem returns the byte span of the leading system and developer
+// messages of an OpenAI Chat messages array.
+func leadingSystem(msgs gjson.Result) (first, last int) {
+	first, last = -1, -1
+	msgs.ForEach(func(_, m gjson.Result) bool {
+		r := m.Get("role").String()
+		if !m.IsObject() || (r != "system" && r != "developer") {
+			return false
+		}
+		if first < 0 {
+			first = m.Index
+		}
+		last = m.Index + len(m.Raw)
+		return true
+	})
+	return first, last
+}
+
+// Rebuild gives back the body that [Split] split into p.
+func Rebuild(p *Parts) ([]byte, error) {
+	return RebuildFrom(p.Format, p.Header(), p.Rest, p.Prefix, p.Suffix, p.Spaces)
+}
+
+// RebuildFrom rebuilds a request body of format f from a header document
+// (as [Parts.Header] writes it), the rest and the frame.
+func RebuildFrom(f Format, header, rest []byte, prefix, suffix string, spaces []Space) ([]byte, error) {
+	h := gjson.ParseBytes(header)
+	if !h.IsObject() {
+		return nil, errors.New("the header is not a JSON object")
+	}
+	var configs []string
+	h.Get("config").ForEach(func(k, v gjson.Result) bool {
+		configs = append(configs, string(header[k.Index:v.Index+len(v.Raw)]))
+		return true
+	})
+	sys, tools := h.Get("system"), h.Get("tools")
+	r := gjson.ParseBytes(rest)
+	if !r.IsObject() {
+		return nil, errors.New("the rest of the body is not a JSON object")
+	}
+	out := make([]byte, 0, len(rest)+len(header)+len(prefix)+len(suffix))
+	out = append(out, prefix...)
+	body := len(out)
+	prev := 0
+	var err error
+	r.ForEach(func(k, v gjson.Result) bool {
+		key := k.String()
+		vEnd := v.Index + len(v.Raw)
+		switch roleOf(f, key) {
+		case roleConfig:
+			if len(configs) == 0 || !strings.HasPrefix(configs[0], k.Raw) {
+				err = fmt.Errorf("config member %s is not next in the header's config", k.Raw)
+				return false
+			}
+			out = append(out, rest[prev:k.Index]...)
+			out = append(out, configs[0]...)
+			configs = configs[1:]
+		case roleSystem:
+			if !sys.Exists() {
+				err = fmt.Errorf("member %s needs a system in the header", k.Raw)
+				return false
+			}
+			out = append(out, rest[prev:v.Index]...)
+			out = append(out, sys.Raw...)
+		case roleTools:
+			if !tools.Exists() {
+				err = fmt.Errorf("member %s needs tools in the header", k.Raw)
+				return false
+			}
+			out = append(out, rest[prev:v.Index]...)
+			out = append(out, tools.Raw...)
+		default:
+			if f == OpenAIChat && key == "messages" && sys.Exists() {
+				first := v.Get("0")
+				if first.Raw != SystemPlaceholder || !sys.IsArray() || len(sys.Raw) < 2 {
+					err = errors.New("messages does not start with the system placeholder")
+					return false
+				}
+				out = append(out, rest[prev:first.Index]...)
+				out = append(out, sys.Raw[1:len(sys.Raw)-1]...)
+				prev = first.Index + len(first.Raw)
+				return true
+			}
+			return true
+		}
+		prev = vEnd
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(configs) > 0 {
+		return nil, fmt.Errorf("%d config member(s) of the header are not in the rest of the body", len(configs))
+	}
+	out = append(out, rest[prev:]...)
+	if len(spaces) > 0 {
+		out = append(out[:body], unsqueeze(out[body:], spaces)...)
+	}
+	return append(out, suffix...), nil
+}
+
+// unsqueeze puts removed whitespace back.
+func unsqueeze(src []byte, spaces []Space) []byte {
+	n := len(src)
+	for _, s := range spaces {
+		n += len(s.Text)
+	}
+	out := make([]byte, 0, n)
+	prev := 0
+	for _, s := range spaces {
+		at := min(max(s.At, prev), len(src))
+		out = append(out, src[prev:at]...)
+		out = append(out, s.Text...)
+		prev = at
+	}
+	return append(out, src[prev:]...)
+}
+
+// WantsStream reports whether a body asks for a streamed response
+// ("stream": true).
+func WantsStream(body []byte) bool {
+	return gjson.GetBytes(body, "stream").Type == gjson.True
+}

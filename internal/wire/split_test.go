@@ -1,0 +1,247 @@
+package wire
+
+import (
+	"bufio"
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/headergold/headergold/internal/corpustest"
+	"github.com/tidwall/gjson"
+)
+
+// corpusFormats maps the corpus files to their wire formats.
+var corpusFormats = map[string]Format{
+	"anthropic-messages.jsonl": Anthropic,
+	"openai-chat.jsonl":        OpenAIChat,
+	"openai-responses.jsonl":   OpenAIResponses,
+	"gemini.jsonl":             Gemini,
+}
+
+// corpusBodies reads every request body of the shared corpus with its format.
+func corpusBodies(t testing.TB) (bodies [][]byte, formats []Format) {
+	t.Helper()
+	dir := corpustest.Dir(t)
+	for _, sub := range []string{"real", "real/extra", "fantasy"} {
+		for file, f := range corpusFormats {
+			fh, err := os.Open(filepath.Join(dir, sub, file))
+			if os.IsNotExist(err) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc := bufio.NewScanner(fh)
+			sc.Buffer(nil, 64<<20)
+			for sc.Scan() {
+				if len(bytes.TrimSpace(sc.Bytes())) > 0 {
+					bodies = append(bodies, bytes.Clone(sc.Bytes()))
+					formats = append(formats, f)
+				}
+			}
+			fh.Close()
+			if err := sc.Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(bodies) < 96 {
+		t.Fatalf("read %d corpus bodies, want at least the 96 of real/", len(bodies))
+	}
+	return bodies, formats
+}
+
+func TestSplitRebuildsEveryCorpusBody(t *testing.T) {
+	bodies, formats := corpusBodies(t)
+	for i, body := range bodies {
+		p, err := Split(body, formats[i])
+		if err != nil {
+			t.Fatalf("body %d (%s): %v", i, formats[i], err)
+		}
+		got, err := Rebuild(p)
+		if err != nil {
+			t.Fatalf("body %d (%s): rebuild: %v", i, formats[i], err)
+		}
+		if !bytes.Equal(got, body) {
+			t.Fatalf("body %d (%s): rebuilt bytes differ\n got: %.300s\nwant: %.300s", i, formats[i], got, body)
+		}
+		if p.Tools == nil {
+			t.Errorf("body %d (%s): no tools found", i, formats[i])
+		}
+		// Verbatim: each part is a substring of the body.
+		for name, part := range map[string][]byte{"tools": p.Tools} {
+			if !bytes.Contains(body, part) {
+				t.Errorf("body %d: %s is not verbatim", i, name)
+			}
+		}
+		if !gjson.ValidBytes(p.Header()) {
+			t.Errorf("body %d: header is not valid JSON: %.200s", i, p.Header())
+		}
+	}
+}
+
+func TestSplitParts(t *testing.T) {
+	cases := []struct {
+		name                 string
+		f                    Format
+		body                 string
+		config, system, tool string
+		rest                 string
+	}{
+		{"anthropic string system", Anthropic,
+			`{"max_tokens":5,"messages":[{"role":"user","content":"hi"}],"model":"m","system":"be \u003cbrief\u003e","tools":[{"name":"a"}],"stream":true}`,
+			`{"max_tokens":5,"model":"m"}`, `"be \u003cbrief\u003e"`, `[{"name":"a"}]`,
+			`{"max_tokens":"<<config>>","messages":[{"role":"user","content":"hi"}],"model":"<<config>>","system":"<<system>>","tools":"<<tools>>","stream":true}`},
+		{"openai chat leading system messages", OpenAIChat,
+			`{"model":"m","messages":[{"role":"system","content":"s"},{"role":"developer","content":"d"},{"role":"user","content":"u"},{"role":"system","content":"late"}],"tools":[]}`,
+			`{"model":"m"}`, `[{"role":"system","content":"s"},{"role":"developer","content":"d"}]`, `[]`,
+			`{"model":"<<config>>","messages":["<<system>>",{"role":"user","content":"u"},{"role":"system","content":"late"}],"tools":"<<tools>>"}`},
+		{"openai chat without system", OpenAIChat,
+			`{"messages":[{"role":"user","content":"u"}],"model":"m"}`,
+			`{"model":"m"}`, ``, ``,
+			`{"messages":[{"role":"user","content":"u"}],"model":"<<config>>"}`},
+		{"responses", OpenAIResponses,
+			`{"input":"hi","instructions":"be brief","model":"m","previous_response_id":"r1","stream":false}`,
+			`{"model":"m"}`, `"be brief"`, ``,
+			`{"input":"hi","instructions":"<<system>>","model":"<<config>>","previous_response_id":"r1","stream":false}`},
+		{"gemini snake case", Gemini,
+			`{"contents":[],"system_instruction":{"parts":[{"text":"s"}]},"generationConfig":{},"tools":[{"functionDeclarations":[]}]}` + "\n",
+			`{"generationConfig":{}}`, `{"parts":[{"text":"s"}]}`, `[{"functionDeclarations":[]}]`,
+			`{"contents":[],"system_instruction":"<<system>>","generationConfig":"<<config>>","tools":"<<tools>>"}`},
+		{"spaces kept", Anthropic,
+			`{"model": "m", "tools": [{"name": "a"}], "messages": []}`,
+			`{"model": "m"}`, ``, `[{"name": "a"}]`,
+			`{"model": "<<config>>", "tools": "<<tools>>", "messages": []}`},
+		{"pretty-printed", Anthropic,
+			"{\n  \"model\": \"m\",\n  \"tools\": [\n    {\"name\": \"a b\"}\n  ]\n}\n",
+			`{"model":"m"}`, ``, `[{"name":"a b"}]`,
+			`{"model":"<<config>>","tools":"<<tools>>"}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := Split([]byte(c.body), c.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(p.Config) != c.config || string(p.System) != c.system || string(p.Tools) != c.tool || string(p.Rest) != c.rest {
+				t.Errorf("split:\nconfig %s\nsystem %s\ntools  %s\nrest   %s", p.Config, p.System, p.Tools, p.Rest)
+			}
+			got, err := Rebuild(p)
+			if err != nil || string(got) != c.body {
+				t.Errorf("rebuild = %q, %v; want %q", got, err, c.body)
+			}
+		})
+	}
+}
+
+func TestSplitRejects(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"model":"a","model":"b"}`: `member "model" twice`,
+		`[1,2]`:                     "not a JSON object",
+		`{"model":`:                 "not valid JSON",
+		``:                          "not valid JSON",
+		`{"system":"a","system":1}`: "twice",
+	} {
+		if _, err := Split([]byte(body), Anthropic); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Split(%q) = %v, want an error with %q", body, err, want)
+		}
+	}
+	gem := `{"systemInstruction":{},"system_instruction":{}}`
+	if _, err := Split([]byte(gem), Gemini); err == nil {
+		t.Errorf("Split(%s) accepted two system members", gem)
+	}
+}
+
+// randomBody writes a random request body of format f with random
+// spacing, member order and values.
+func randomBody(rng *rand.Rand, f Format) []byte {
+	sp := func() string {
+		return [...]string{"", "", " ", "  ", "\t"}[rng.IntN(5)]
+	}
+	val := func() string {
+		return [...]string{`"x"`, `1.50`, `-0`, `1e3`, `true`, `null`, `"\u003c\/"`, `{"a":[1,{"b":"c"}]}`, `[]`, `{}`, `"é\n"`}[rng.IntN(11)]
+	}
+	members := []string{`"model"`, `"max_tokens"`, `"temperature"`, `"tools"`, `"stream"`, `"metadata"`}
+	switch f {
+	case Anthropic:
+		members = append(members, `"system"`, `"messages"`)
+	case OpenAIChat:
+		members = append(members, `"stream_options"`)
+	case OpenAIResponses:
+		members = append(members, `"instructions"`, `"input"`, `"previous_response_id"`)
+	case Gemini:
+		members = append(members, `"systemInstruction"`, `"contents"`, `"generationConfig"`)
+	}
+	rng.Shuffle(len(members), func(i, j int) { members[i], members[j] = members[j], members[i] })
+	members = members[:rng.IntN(len(members)+1)]
+	var b strings.Builder
+	b.WriteString(sp() + "{" + sp())
+	for i, m := range members {
+		if i > 0 {
+			b.WriteString(sp() + "," + sp())
+		}
+		b.WriteString(m + sp() + ":" + sp())
+		if f == OpenAIChat && rng.IntN(2) == 0 {
+			b.WriteString("[")
+			for j := range rng.IntN(4) {
+				if j > 0 {
+					b.WriteString("," + sp())
+				}
+				role := [...]string{"system", "developer", "user", "assistant"}[rng.IntN(4)]
+				b.WriteString(`{"role":` + sp() + `"` + role + `","content":` + val() + "}")
+			}
+			b.WriteString(sp() + "]")
+			continue
+		}
+		b.WriteString(val())
+	}
+	b.WriteString(sp() + "}" + sp())
+	out := b.String()
+	if rng.IntN(4) == 0 {
+		out = strings.ReplaceAll(out, ",", ",\n  ")
+	}
+	return []byte(out)
+}
+
+func TestSplitRebuildProperty(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 20000 {
+		f := Formats[i%len(Formats)]
+		body := randomBody(rng, f)
+		if !gjson.ValidBytes(bytes.TrimSpace(body)) {
+			t.Fatalf("generator wrote invalid JSON: %s", body)
+		}
+		p, err := Split(body, f)
+		if err != nil {
+			t.Fatalf("%s %q: %v", f, body, err)
+		}
+		got, err := Rebuild(p)
+		if err != nil || !bytes.Equal(got, body) {
+			t.Fatalf("%s: rebuild(%q) = %q, %v", f, body, got, err)
+		}
+		for _, part := range [][]byte{p.Header(), p.Rest} {
+			if !gjson.ValidBytes(part) || bytes.ContainsAny(part, "\n\r") {
+				t.Fatalf("%s %q: part %q is not one valid JSON line", f, body, part)
+			}
+		}
+	}
+}
+
+func FuzzSplitRebuild(f *testing.F) {
+	f.Add([]byte(`{"model":"m","messages":[{"role":"system","content":"s"}],"tools":[]}`), uint8(1))
+	f.Add([]byte("{\n \"system\": \"x\"\n}"), uint8(0))
+	f.Fuzz(func(t *testing.T, body []byte, fi uint8) {
+		fm := Formats[int(fi)%len(Formats)]
+		p, err := Split(body, fm)
+		if err != nil {
+			return
+		}
+		got, err := Rebuild(p)
+		if err != nil || !bytes.Equal(got, body) {
+			t.Fatalf("rebuild(%q) = %q, %v", body, got, err)
+		}
+	})
+}
