@@ -27,19 +27,25 @@ func ValidName(name string) bool { return namePattern.MatchString(name) }
 // Fixture is one scenario, as read from fixtures/NAME.json with its
 // extends chain resolved.
 type Fixture struct {
-	Name        string         `json:"-"`
-	File        string         `json:"-"` // path it was read from
-	Description string         `json:"description"`
-	Pin         bool           `json:"pin,omitempty"`
-	Extends     string         `json:"extends,omitempty"`
-	Config      Config         `json:"config"`
-	Sections    []Section      `json:"sections,omitempty"`
-	Plugins     []Plugin       `json:"plugins,omitempty"`
-	Listeners   []ListenerOp   `json:"listeners,omitempty"`
-	Turns       []Turn         `json:"turns"`
-	own         ownEntries     // what this file adds to what it extends
-	raw         []byte         // the file's bytes, for error positions
-	configKeys  map[string]int // config members present in this file
+	Name        string       `json:"-"`
+	File        string       `json:"-"` // path it was read from
+	Description string       `json:"description"`
+	Pin         bool         `json:"pin,omitempty"`
+	Extends     string       `json:"extends,omitempty"`
+	Config      Config       `json:"config"`
+	Sections    []Section    `json:"sections,omitempty"`
+	Plugins     []Plugin     `json:"plugins,omitempty"`
+	Listeners   []ListenerOp `json:"listeners,omitempty"`
+	Turns       []Turn       `json:"turns,omitempty"`
+	// Agent, Runs, Redact and Replies make a captured scenario (SPEC §6):
+	// a real agent run against a fake provider.
+	Agent      *AgentSpec     `json:"agent,omitempty"`
+	Runs       *int           `json:"runs,omitempty"`
+	Redact     []Redaction    `json:"redact,omitempty"`
+	Replies    []Reply        `json:"replies,omitempty"`
+	own        ownEntries     // what this file adds to what it extends
+	raw        []byte         // the file's bytes, for error positions
+	configKeys map[string]int // config members present in this file
 }
 
 // ownEntries counts what a fixture adds on top of the fixture it extends.
@@ -92,7 +98,7 @@ type ListenerOp struct {
 // the existing log before the turn.
 type Turn struct {
 	User        string                `json:"user"`
-	Replies     []agent.Reply         `json:"replies,omitempty"`
+	Replies     []Reply               `json:"replies,omitempty"`
 	ToolResults map[string]ToolResult `json:"toolResults,omitempty"`
 	Resume      bool                  `json:"resume,omitempty"`
 }
@@ -275,8 +281,11 @@ func (f *Fixture) validateOwn() error {
 			return bad(fmt.Sprintf("listeners[%d].registerAt", i), "turn and step count from 1")
 		}
 	}
-	if len(f.Turns) == 0 {
-		return bad("", "a fixture needs at least one turn")
+	if err := f.validateCaptured(); err != nil {
+		return err
+	}
+	if len(f.Turns) == 0 && !f.Captured() {
+		return bad("", "a fixture needs at least one turn, or an \"agent\" to capture")
 	}
 	for i, t := range f.Turns {
 		path := fmt.Sprintf("turns[%d]", i)

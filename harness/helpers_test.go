@@ -2,6 +2,7 @@ package harness
 
 import (
 	"crypto/sha256"
+	"github.com/headergold/headergold/internal/bundletest"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,10 +15,7 @@ import (
 func copyBundled(t *testing.T) Options {
 	t.Helper()
 	skipWhileRecording(t)
-	dir := t.TempDir()
-	for _, sub := range []string{"fixtures", "golden"} {
-		copyDir(t, filepath.Join("..", sub), filepath.Join(dir, sub))
-	}
+	dir := bundletest.Copy(t, "..")
 	return Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1}
 }
 
@@ -94,7 +92,7 @@ func replayOne(t *testing.T, s *Suite, name string) []Failure {
 
 // failureWith returns the first failure of the check whose text holds
 // every fragment, or fails the test listing what there was.
-func failureWith(t *testing.T, fails []Failure, check string, fragments ...string) Failure {
+func failureWith(t *testing.T, fails []Failure, check Check, fragments ...string) Failure {
 	t.Helper()
 next:
 	for _, f := range fails {

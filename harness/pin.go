@@ -34,7 +34,17 @@ type headerEvent struct {
 	line       int // 1-based log line
 	reason     string
 	turn, step int
+	request    int    // captured logs: the generation request
+	format     string // captured logs: the wire format
 	header     gjson.Result
+}
+
+// label names the place of a header for a sidecar marker.
+func (e headerEvent) label() string {
+	if e.format != "" {
+		return fmt.Sprintf("%s, request %d", e.reason, e.request)
+	}
+	return fmt.Sprintf("%s, turn %d, step %d", e.reason, e.turn, e.step)
 }
 
 // headerEvents lists the request/header events of a full log.
@@ -61,6 +71,7 @@ func headerEvents(log []byte) []headerEvent {
 		out = append(out, headerEvent{
 			index: len(out) + 1, line: n, reason: d.Get("reason").String(),
 			turn: int(d.Get("turn").Int()), step: int(d.Get("step").Int()),
+			request: int(d.Get("request").Int()), format: d.Get("format").String(),
 			header: d.Get("header"),
 		})
 	}
@@ -75,9 +86,13 @@ func Sidecars(log []byte) (systemMD, toolsJSON []byte, err error) {
 	tools := []byte(`{"initial":`)
 	var prevSystem, prevTools string
 	changes := 0
+	captured := len(events) > 0 && events[0].format != ""
 	for i, e := range events {
 		sys, ts := e.header.Get("system"), e.header.Get("tools")
-		if sys.Exists() && sys.Type != gjson.String {
+		text := sys.String()
+		if captured {
+			text = systemTokens(sys)
+		} else if sys.Exists() && sys.Type != gjson.String {
 			return nil, nil, fmt.Errorf("log line %d: header.system is not a string", e.line)
 		}
 		if ts.Exists() && !ts.IsArray() {
@@ -88,14 +103,14 @@ func Sidecars(log []byte) (systemMD, toolsJSON []byte, err error) {
 			toolsRaw = "[]"
 		}
 		if i == 0 {
-			md = append(md, sys.String()...)
+			md = append(md, text...)
 			md = append(md, '\n')
 			tools = append(tools, toolsRaw...)
 			tools = append(tools, `,"changes":[`...)
 		} else {
-			if sys.String() != prevSystem {
-				md = fmt.Appendf(md, "\n%s%d (%s, turn %d, step %d) -->\n\n", markerPrefix, e.index, e.reason, e.turn, e.step)
-				md = append(md, sys.String()...)
+			if text != prevSystem {
+				md = fmt.Appendf(md, "\n%s%d (%s) -->\n\n", markerPrefix, e.index, e.label())
+				md = append(md, text...)
 				md = append(md, '\n')
 			}
 			if toolsRaw != prevTools {
@@ -106,16 +121,50 @@ func Sidecars(log []byte) (systemMD, toolsJSON []byte, err error) {
 				tools = append(tools, toolsRaw...)
 			}
 		}
-		prevSystem, prevTools = sys.String(), toolsRaw
+		prevSystem, prevTools = text, toolsRaw
 	}
 	if len(events) == 0 {
 		md = []byte("\n")
 		tools = append(tools, `[],"changes":[`...)
 	}
 	tools = append(tools, "]}"...)
+	if captured {
+		return md, append(canon.IndentTokens(nil, tools, "  "), '\n'), nil
+	}
 	indented, err := canon.Indent(nil, tools, "  ")
 	if err != nil {
 		return nil, nil, fmt.Errorf("tools sidecar: %w", err)
 	}
 	return md, append(indented, '\n'), nil
+}
+
+// systemTokens renders a captured header's system part for the Markdown
+// sidecar: indented JSON with every token as sent, except that the \n
+// escapes inside strings are written as line breaks, so a prompt edit is a
+// line diff. A JSON token never holds a raw line break, so the rendering
+// loses nothing: an escaping-only drift shows too.
+func systemTokens(sys gjson.Result) string {
+	if !sys.Exists() {
+		return ""
+	}
+	b := canon.IndentTokens(nil, []byte(sys.Raw), "  ")
+	out := make([]byte, 0, len(b))
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString && c == '\\' && i+1 < len(b):
+			if b[i+1] == 'n' {
+				out = append(out, '\n')
+			} else {
+				out = append(out, c, b[i+1])
+			}
+			i++
+			continue
+		case c == '"':
+			inString = !inString
+		}
+		out = append(out, c)
+	}
+	return string(out)
 }

@@ -12,21 +12,26 @@ import (
 	"github.com/headergold/headergold/internal/agent"
 )
 
+// Check names the check a failure comes from.
+type Check string
+
 // Checks a failure can come from.
 const (
-	CheckRebuild    = "rebuild"    // a request is not rebuilt from its log prefix
-	CheckGolden     = "golden"     // the templated log differs from the golden log
-	CheckSidecar    = "sidecar"    // a pinned header differs from its sidecar
-	CheckPermute    = "permute"    // another registration order changed the bytes
-	CheckGuard      = "guard"      // the golden layout is broken
-	CheckUniformity = "uniformity" // an extends of a pin changed the pin's headers
-	CheckInvalid    = "invalid"    // the fixture cannot run: it cannot be tested
-	CheckTrace      = "trace"      // a tool call ran before a tool it depends on
+	CheckRebuild    Check = "rebuild"    // a request is not rebuilt from its log prefix
+	CheckGolden           = "golden"     // the templated log differs from the golden log
+	CheckSidecar          = "sidecar"    // a pinned header differs from its sidecar
+	CheckPermute          = "permute"    // another registration order changed the bytes
+	CheckGuard            = "guard"      // the golden layout is broken
+	CheckUniformity       = "uniformity" // an extends of a pin changed the pin's headers
+	CheckInvalid          = "invalid"    // the fixture cannot run: it cannot be tested
+	CheckTrace      Check = "trace"      // a tool call ran before a tool it depends on
+	CheckAgent      Check = "agent"      // a captured agent failed: exit, timeout, script
+	CheckRepeat     Check = "repeat"     // a captured agent's runs differ
 )
 
 // Failure is one failed check of a fixture.
 type Failure struct {
-	Check    string    // one of the Check constants
+	Check    Check     // which check failed
 	File     string    // the file to look at, when there is one
 	Line     int       // 1-based line in File, 0 when none
 	Msg      string    // what failed, and how to reproduce or fix it
@@ -100,7 +105,10 @@ func (s *Suite) Replay(f *Fixture) *Result {
 // It returns the outputs to compare or record.
 func (s *Suite) Check(f *Fixture) (*Outputs, *Result) {
 	res := &Result{Fixture: f.Name, Seed: s.opts.Seed}
-	fail := func(check, file string, line int, format string, args ...any) {
+	if f.Captured() {
+		return s.checkCaptured(f, res), res
+	}
+	fail := func(check Check, file string, line int, format string, args ...any) {
 		res.Failures = append(res.Failures, Failure{Check: check, File: file, Line: line, Msg: fmt.Sprintf(format, args...)})
 	}
 	first, err := s.run(f, nil)

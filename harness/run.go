@@ -120,7 +120,7 @@ func runFixture(f *Fixture, reg *registration) (*runResult, error) {
 				return nil, fmt.Errorf("fixture %s: turn %d: resume: %w", f.Name, i+1, err)
 			}
 		}
-		r.script.cur = agent.NewScripted(t.Replies...)
+		r.script.cur = agent.NewScripted(agentReplies(t.Replies)...)
 		for id, res := range t.ToolResults {
 			r.script.cur.SetResult(id, agent.ToolResult{Output: res.Output, IsError: res.Error})
 		}
@@ -191,4 +191,16 @@ func (r *runner) registerListeners(due func(at *StepRef, seen bool) bool) {
 			r.ag.Service().AddListener(fmt.Sprintf("%s#%d", l.Op, i), l.listener())
 		}
 	}
+}
+
+// agentReplies converts scripted replies for the reference agent.
+func agentReplies(rs []Reply) []agent.Reply {
+	out := make([]agent.Reply, len(rs))
+	for i, r := range rs {
+		out[i].Text = r.Text
+		for _, c := range r.ToolCalls {
+			out[i].ToolCalls = append(out[i].ToolCalls, agent.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+		}
+	}
+	return out
 }

@@ -48,6 +48,10 @@ var fixtureShape = func() *shape {
 			"toolResults": &shape{dict: result},
 			"resume":      anything,
 		})),
+		"agent":   object(map[string]*shape{"exec": anything, "dir": anything, "env": &shape{dict: anything}, "timeout": anything}),
+		"runs":    anything,
+		"redact":  arrayOf(object(map[string]*shape{"path": anything, "regex": anything, "with": anything})),
+		"replies": arrayOf(object(map[string]*shape{"text": anything, "toolCalls": arrayOf(call)})),
 	})
 }()
 

@@ -27,6 +27,10 @@ type Options struct {
 	// Seed seeds the permutation runs of every fixture; 0 picks one from
 	// the clock. Failures report it so the same orders can be replayed.
 	Seed uint64
+	// Agent runs the in-process Go agent of every captured scenario
+	// without agent.exec (see [Session]); scenarios with an exec run as
+	// subprocesses either way.
+	Agent AgentFunc
 }
 
 func (o Options) fixturesDir() string { return cmpOr(o.Fixtures, "fixtures") }

@@ -73,8 +73,11 @@ func templateLine(line []byte) ([]byte, error) {
 		with    []byte
 	}
 	var splices []splice
+	// A captured header (it has a wire format) holds the body's own
+	// system member, which may be any JSON value.
+	captured := gjson.GetBytes(line, "data.format").Exists()
 	if sys := gjson.GetBytes(line, "data.header.system"); sys.Exists() {
-		if sys.Type != gjson.String {
+		if sys.Type != gjson.String && !captured {
 			return nil, fmt.Errorf("header.system is not a string")
 		}
 		splices = append(splices, splice{sys.Index, sys.Index + len(sys.Raw), sys.Raw, systemJSON})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"github.com/headergold/headergold/internal/bundletest"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,12 +19,7 @@ func copyBundled(t *testing.T) (fixtures, golden string) {
 	if harness.Updating() {
 		t.Skip("this run records the bundled golden files (GOLDIE_UPDATE); tests that read them run on the next go test")
 	}
-	dir := t.TempDir()
-	for _, sub := range []string{"fixtures", "golden"} {
-		if err := os.CopyFS(filepath.Join(dir, sub), os.DirFS(filepath.Join("..", "..", sub))); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := bundletest.Copy(t, filepath.Join("..", ".."))
 	return filepath.Join(dir, "fixtures"), filepath.Join(dir, "golden")
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/headergold/headergold/internal/bundletest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,13 +17,7 @@ import (
 func copyBundled(t *testing.T) (fixtures, golden string) {
 	t.Helper()
 	skipWhileRecording(t)
-	dir := t.TempDir()
-	for _, sub := range []string{"fixtures", "golden"} {
-		from, to := filepath.Join("..", "..", sub), filepath.Join(dir, sub)
-		if err := os.CopyFS(to, os.DirFS(from)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := bundletest.Copy(t, filepath.Join("..", ".."))
 	return filepath.Join(dir, "fixtures"), filepath.Join(dir, "golden")
 }
 

@@ -255,7 +255,7 @@ func (p *printer) fixture(s *harness.Suite, res *harness.Result) {
 		r := fixtureReport{Fixture: res.Fixture, Status: status, Seconds: res.Elapsed.Seconds(), Seed: res.Seed,
 			Failures: []failureReport{}}
 		for _, f := range res.Failures {
-			fr := failureReport{Check: f.Check, File: f.File, Line: f.Line, Message: f.Msg}
+			fr := failureReport{Check: string(f.Check), File: f.File, Line: f.Line, Message: f.Msg}
 			if m := f.Mismatch; m != nil {
 				fr.Path, fr.Want, fr.Got = m.Path, m.Want, m.Got
 			}

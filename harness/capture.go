@@ -1,0 +1,206 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/headergold/headergold/internal/capture"
+	"github.com/headergold/headergold/internal/drift"
+)
+
+// Dummy API keys given to captured agents: SDKs refuse to start without
+// one, and the fake provider never looks at them.
+const dummyKey = "headergold-fake-provider-key"
+
+// agentFailure is a captured run that failed because of the agent or its
+// script: a non-zero exit, a timeout, a request the script does not
+// allow, an unused reply, a redaction rule that matched nothing.
+type agentFailure struct{ msg string }
+
+func (e *agentFailure) Error() string { return e.msg }
+
+// variation says what a run of the repeat pass varies.
+type variation struct {
+	run       int
+	gomaxproc int // 0 for in-process agents
+	hashSeed  int
+}
+
+func (v variation) String() string {
+	if v.gomaxproc == 0 {
+		return fmt.Sprintf("run %d", v.run)
+	}
+	return fmt.Sprintf("run %d (GOMAXPROCS=%d, PYTHONHASHSEED=%d)", v.run, v.gomaxproc, v.hashSeed)
+}
+
+// variationOf is run n's variation: GOMAXPROCS 1, 2, 4, 8 in turn, and
+// PYTHONHASHSEED n (0 would turn hash randomisation off).
+func variationOf(f *Fixture, n int) variation {
+	v := variation{run: n}
+	if len(f.Agent.Exec) > 0 {
+		v.gomaxproc = 1 << ((n - 1) % 4)
+		v.hashSeed = n
+	}
+	return v
+}
+
+// sessionEnv is the environment a captured agent gets for a fake
+// provider at url, the fixture's agent.env on top.
+func sessionEnv(f *Fixture, url string, v variation) map[string]string {
+	env := map[string]string{
+		"ANTHROPIC_BASE_URL":     url,
+		"OPENAI_BASE_URL":        url + "/v1",
+		"GOOGLE_GEMINI_BASE_URL": url,
+		"ANTHROPIC_API_KEY":      dummyKey,
+		"OPENAI_API_KEY":         dummyKey,
+		"GEMINI_API_KEY":         dummyKey,
+		"GOOGLE_API_KEY":         dummyKey,
+	}
+	if v.gomaxproc > 0 {
+		env["GOMAXPROCS"] = strconv.Itoa(v.gomaxproc)
+		env["PYTHONHASHSEED"] = strconv.Itoa(v.hashSeed)
+	}
+	maps.Copy(env, f.Agent.Env)
+	return env
+}
+
+// runCaptured runs a captured scenario once: a fake provider, the agent
+// against it, then the log of what it sent. An *agentFailure says the
+// agent or its script failed; any other error that the scenario cannot
+// run here.
+func (s *Suite) runCaptured(f *Fixture, v variation) (*runResult, error) {
+	if len(f.Agent.Exec) == 0 && s.opts.Agent == nil {
+		return nil, fmt.Errorf("%s has an in-process agent (no agent.exec): run it from go test with harness.Test and Options.Agent, or give it an exec", f.Name)
+	}
+	srv, err := capture.Start(wireReplies(f.Replies))
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Close()
+	env := sessionEnv(f, srv.URL(), v)
+	timeout := time.Duration(f.Agent.Timeout)
+	if timeout == 0 {
+		timeout = DefaultAgentTimeout
+	}
+	var runErr error
+	if len(f.Agent.Exec) > 0 {
+		runErr = capture.Run(context.Background(), capture.Command{Argv: f.Agent.Exec, Dir: f.agentDir(), Env: env, Timeout: timeout})
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		sess := &Session{Scenario: f.Name, Run: v.run, AnthropicBaseURL: srv.URL(), OpenAIBaseURL: srv.URL() + "/v1",
+			GeminiBaseURL: srv.URL(), HTTPClient: &http.Client{}, Env: env}
+		runErr = s.opts.Agent(ctx, sess)
+		if runErr == nil && ctx.Err() != nil {
+			runErr = fmt.Errorf("timed out after %s", timeout)
+		}
+		cancel()
+	}
+	var problems []string
+	if runErr != nil {
+		problems = append(problems, runErr.Error())
+	}
+	problems = append(problems, srv.Failures()...)
+	if n := srv.Unused(); n > 0 && runErr == nil {
+		problems = append(problems, fmt.Sprintf("%d scripted repl%s left unused: the agent sent %d generation request(s), the scenario scripts %d",
+			n, plural(n, "y", "ies"), len(srv.Requests()), len(f.Replies)))
+	}
+	if len(problems) > 0 {
+		return nil, &agentFailure{msg: fmt.Sprintf("%s, %s: %s", f.describeExec(), v, strings.Join(problems, "; "))}
+	}
+	log, bodies, err := capture.BuildLog(srv.Requests(), wireReplies(f.Replies), f.rules())
+	if err != nil {
+		return nil, &agentFailure{msg: fmt.Sprintf("%s: %v", v, err)}
+	}
+	return &runResult{Log: log, Requests: bodies}, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// checkCaptured runs a captured scenario and its repeat pass.
+func (s *Suite) checkCaptured(f *Fixture, res *Result) *Outputs {
+	fail := func(check Check, format string, args ...any) {
+		res.Failures = append(res.Failures, Failure{Check: check, File: f.File, Msg: fmt.Sprintf(format, args...)})
+	}
+	first, err := s.runCaptured(f, variationOf(f, 1))
+	if err != nil {
+		var af *agentFailure
+		if errors.As(err, &af) {
+			fail(CheckAgent, "%v", err)
+		} else {
+			fail(CheckInvalid, "cannot run: %v", err)
+		}
+		return nil
+	}
+	out, err := outputs(f, first)
+	if err != nil {
+		fail(CheckGuard, "%v", err)
+		return nil
+	}
+	if err := capture.CheckRebuild(first.Log, first.Requests); err != nil {
+		fail(CheckRebuild, "%v", err)
+	}
+	runs := f.runs()
+	if s.opts.shuffle() == 0 {
+		runs = 1
+	}
+	for n := 2; n <= runs; n++ {
+		v := variationOf(f, n)
+		again, err := s.runCaptured(f, v)
+		if err != nil {
+			fail(CheckRepeat, "%v", err)
+			break
+		}
+		if bytes.Equal(first.Log, again.Log) {
+			continue
+		}
+		res.Failures = append(res.Failures, repeatFailure(f, v, first.Log, again.Log))
+		break
+	}
+	return out
+}
+
+// repeatFailure describes a run whose log differs from the first run's,
+// with the drift report of the first differing header.
+func repeatFailure(f *Fixture, v variation, first, again []byte) Failure {
+	fl := Failure{Check: CheckRepeat, File: f.File}
+	m := compareFile("log", first, again)
+	if m != nil {
+		fl.Mismatch = m
+	}
+	d, err := drift.Compare(drift.Source{Name: "run 1", Reader: bytes.NewReader(first)},
+		drift.Source{Name: v.String(), Reader: bytes.NewReader(again)}, drift.Options{Format: drift.FormatLog})
+	if err == nil && d.First != nil {
+		kinds := make([]string, len(d.First.Kinds))
+		for i, k := range d.First.Kinds {
+			kinds[i] = string(k)
+		}
+		fl.Msg = fmt.Sprintf("%s differs from run 1: header %d differs at %s (kinds: %s); the agent's header depends on something besides the scenario",
+			v, d.First.Index, orRoot(d.First.Path), strings.Join(kinds, ", "))
+		return fl
+	}
+	line := 0
+	if m != nil {
+		line = m.Line
+	}
+	fl.Msg = fmt.Sprintf("%s differs from run 1 at log line %d (the headers agree; the rest of a request or the number of requests differs)", v, line)
+	return fl
+}
+
+func orRoot(p string) string {
+	if p == "" {
+		return "the whole header"
+	}
+	return p
+}

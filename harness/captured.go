@@ -1,0 +1,241 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/headergold/headergold/internal/canon"
+	"github.com/headergold/headergold/internal/redact"
+	"github.com/headergold/headergold/internal/wire"
+	"github.com/tidwall/gjson"
+)
+
+// DefaultRuns is the number of runs of a captured scenario's repeat pass.
+const DefaultRuns = 4
+
+// DefaultAgentTimeout bounds one run of a subprocess agent.
+const DefaultAgentTimeout = 60 * time.Second
+
+// AgentSpec says how a captured scenario runs its agent. With Exec it is
+// a subprocess; without, an in-process Go agent given to [Test] as
+// [Options.Agent].
+type AgentSpec struct {
+	// Exec is the argv of a subprocess agent.
+	Exec []string `json:"exec,omitempty"`
+	// Dir is the agent's working directory, relative to the fixture's
+	// directory unless absolute; default the fixture's directory.
+	Dir string `json:"dir,omitempty"`
+	// Env is set on top of the inherited environment and the fake
+	// provider's variables (it wins over both).
+	Env map[string]string `json:"env,omitempty"`
+	// Timeout bounds one run ("60s" when empty).
+	Timeout Duration `json:"timeout,omitempty"`
+}
+
+// Duration is a time.Duration written in JSON as a string such as "60s".
+type Duration time.Duration
+
+// UnmarshalJSON reads a duration string.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf(`a duration is a string such as "60s"`)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("duration %q: %w", s, err)
+	}
+	if v <= 0 {
+		return fmt.Errorf("duration %q: want more than 0", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalJSON writes the duration as a string.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+// Redaction is a captured scenario's redact rule: Path (a header path:
+// config.…, system…, tools.N.…) or Regex, replaced by With.
+type Redaction struct {
+	Path  string `json:"path,omitempty"`
+	Regex string `json:"regex,omitempty"`
+	With  string `json:"with"`
+}
+
+// Reply is one scripted model reply: text, tool calls or both.
+type Reply struct {
+	Text      string     `json:"text,omitempty"`
+	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
+}
+
+// ToolCall is a scripted tool call. Arguments are a JSON object, sent as
+// written (in JSON.stringify's encoding).
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// Captured reports whether the fixture runs a real agent (it has an
+// "agent" member) rather than the reference agent.
+func (f *Fixture) Captured() bool { return f.Agent != nil }
+
+// referenceMembers belong to the reference agent and are rejected beside
+// "agent"; capturedMembers are the reverse.
+var (
+	referenceMembers = []string{"extends", "config", "sections", "plugins", "listeners", "turns"}
+	capturedMembers  = []string{"runs", "redact", "replies"}
+)
+
+// validateCaptured checks the members of a captured scenario, or that a
+// reference fixture has none of them.
+func (f *Fixture) validateCaptured() error {
+	bad := func(path, format string, args ...any) error {
+		return errAt(f.File, f.raw, path, format, args...)
+	}
+	root := gjson.ParseBytes(f.raw)
+	if !f.Captured() {
+		for _, m := range capturedMembers {
+			if root.Get(m).Exists() {
+				return bad(m, "%q belongs to captured scenarios, which have an \"agent\" member", m)
+			}
+		}
+		return nil
+	}
+	for _, m := range referenceMembers {
+		if root.Get(m).Exists() {
+			return bad(m, "%q belongs to the reference agent; a captured scenario (with \"agent\") cannot have it", m)
+		}
+	}
+	if len(f.Agent.Exec) > 0 && f.Agent.Exec[0] == "" {
+		return bad("agent.exec", "the first element of exec names the program")
+	}
+	if len(f.Agent.Exec) == 0 && root.Get("agent.exec").Exists() {
+		return bad("agent.exec", "exec needs at least the program; leave it out for an in-process Go agent")
+	}
+	if f.Runs != nil && *f.Runs < 1 {
+		return bad("runs", "runs counts from 1 (1 disables the repeat pass)")
+	}
+	if len(f.Replies) == 0 {
+		return bad("", "a captured scenario needs \"replies\": one per generation request of the agent")
+	}
+	for i, r := range f.Replies {
+		p := fmt.Sprintf("replies[%d]", i)
+		if r.Text == "" && len(r.ToolCalls) == 0 {
+			return bad(p, "a reply needs text, toolCalls or both")
+		}
+		if err := checkCalls(r.ToolCalls, p, bad); err != nil {
+			return err
+		}
+	}
+	for i, r := range f.Redact {
+		p := fmt.Sprintf("redact[%d]", i)
+		if !root.Get(gjsonPath(p) + ".with").Exists() {
+			return bad(p, `a rule needs "with", the string that replaces what it matches`)
+		}
+		rule, err := r.rule()
+		if err != nil {
+			return bad(p, "%v", err)
+		}
+		if err := rule.Check(); err != nil {
+			return bad(p, "%v", err)
+		}
+	}
+	return nil
+}
+
+// checkCalls checks the tool calls of one reply and makes their
+// arguments canonical.
+func checkCalls(calls []ToolCall, path string, bad func(path, format string, args ...any) error) error {
+	ids := map[string]int{}
+	for k := range calls {
+		c := &calls[k]
+		cp := fmt.Sprintf("%s.toolCalls[%d]", path, k)
+		if c.ID == "" || c.Name == "" {
+			return bad(cp, "a tool call needs an id and a name")
+		}
+		if j, dup := ids[c.ID]; dup {
+			return bad(cp+".id", "call id %q is also toolCalls[%d] of this reply", c.ID, j)
+		}
+		ids[c.ID] = k
+		if len(c.Arguments) > 0 {
+			if a := gjson.ParseBytes(c.Arguments); !a.IsObject() {
+				return bad(cp+".arguments", "arguments must be a JSON object")
+			}
+			canonical, err := canon.Compact(nil, c.Arguments)
+			if err != nil {
+				return bad(cp+".arguments", "%v", err)
+			}
+			c.Arguments = canonical
+		}
+	}
+	return nil
+}
+
+func (r Redaction) rule() (redact.Rule, error) {
+	rule := redact.Rule{Path: r.Path, With: r.With}
+	if r.Regex != "" {
+		re, err := regexp.Compile(r.Regex)
+		if err != nil {
+			return rule, fmt.Errorf("regex: %w", err)
+		}
+		rule.Regex = re
+	}
+	return rule, nil
+}
+
+// rules returns the fixture's redaction rules, compiled.
+func (f *Fixture) rules() []redact.Rule {
+	out := make([]redact.Rule, len(f.Redact))
+	for i, r := range f.Redact {
+		out[i], _ = r.rule() // checked at load
+	}
+	return out
+}
+
+// runs is the number of runs of the repeat pass.
+func (f *Fixture) runs() int {
+	if f.Runs == nil {
+		return DefaultRuns
+	}
+	return *f.Runs
+}
+
+// wireReplies converts the scripted replies for the fake provider.
+func wireReplies(rs []Reply) []wire.Reply {
+	out := make([]wire.Reply, len(rs))
+	for i, r := range rs {
+		out[i].Text = r.Text
+		for _, c := range r.ToolCalls {
+			out[i].ToolCalls = append(out[i].ToolCalls, wire.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+		}
+	}
+	return out
+}
+
+// agentDir resolves agent.dir against the fixture's directory.
+func (f *Fixture) agentDir() string {
+	base := filepath.Dir(f.File)
+	switch {
+	case f.Agent.Dir == "":
+		return base
+	case filepath.IsAbs(f.Agent.Dir):
+		return f.Agent.Dir
+	}
+	return filepath.Join(base, f.Agent.Dir)
+}
+
+// describeExec names a subprocess agent for messages.
+func (f *Fixture) describeExec() string {
+	if len(f.Agent.Exec) == 0 {
+		return "in-process agent"
+	}
+	return strings.Join(f.Agent.Exec, " ")
+}

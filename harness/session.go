@@ -1,0 +1,40 @@
+package harness
+
+import (
+	"context"
+	"net/http"
+)
+
+// Session is what an in-process Go agent gets for one run of a captured
+// scenario: where the fake provider listens and the scenario's
+// environment. Point an official SDK at it with its base-URL option (or
+// give it HTTPClient) and run the agent's own loop to its end.
+type Session struct {
+	// Scenario is the fixture's name.
+	Scenario string
+	// Run is the run of the repeat pass, counted from 1.
+	Run int
+	// AnthropicBaseURL is http://127.0.0.1:PORT (the Anthropic SDKs
+	// append /v1/messages).
+	AnthropicBaseURL string
+	// OpenAIBaseURL is http://127.0.0.1:PORT/v1.
+	OpenAIBaseURL string
+	// GeminiBaseURL is http://127.0.0.1:PORT (genai appends
+	// /v1beta/models/…).
+	GeminiBaseURL string
+	// HTTPClient reaches the fake provider; it never leaves the machine.
+	HTTPClient *http.Client
+	// Env is what a subprocess agent would get on top of its inherited
+	// environment: the base URLs, dummy API keys and the fixture's
+	// agent.env (which wins).
+	Env map[string]string
+}
+
+// Getenv returns the session's value of an environment variable: Env's,
+// or "" when Env has none. It never reads the process environment, so a
+// run cannot depend on the machine it runs on.
+func (s *Session) Getenv(key string) string { return s.Env[key] }
+
+// AgentFunc runs an in-process agent against a session, to its end. An
+// error fails the run (check agent), with its message.
+type AgentFunc func(ctx context.Context, s *Session) error

@@ -1,0 +1,34 @@
+// Package bundletest copies the bundled fixtures and golden files into a
+// temp dir for tests that change them, keeping what the bundled captured
+// scenarios need to run there: their agents are `go run` from the module
+// root, so the copy links go.mod, go.sum and internal/ back to the
+// repository.
+package bundletest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Copy copies root's fixtures and golden directories into a new temp dir,
+// links the module files beside them and returns the dir.
+func Copy(t testing.TB, root string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, sub := range []string{"fixtures", "golden"} {
+		if err := os.CopyFS(filepath.Join(dir, sub), os.DirFS(filepath.Join(root, sub))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"go.mod", "go.sum", "internal"} {
+		if err := os.Symlink(filepath.Join(abs, name), filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}

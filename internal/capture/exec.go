@@ -1,0 +1,149 @@
+package capture
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Command is a subprocess agent to run against a fake provider.
+type Command struct {
+	Argv    []string
+	Dir     string
+	Env     map[string]string // on top of the inherited environment
+	Timeout time.Duration
+}
+
+// ExecError reports a subprocess agent that failed: it exited non-zero,
+// could not start or timed out. Stderr is the tail of what it wrote there.
+type ExecError struct {
+	Argv     []string
+	Err      error
+	TimedOut time.Duration // the timeout, when it was hit
+	Stderr   string
+}
+
+// Error describes the failure with the tail of stderr.
+func (e *ExecError) Error() string {
+	var b strings.Builder
+	if e.TimedOut > 0 {
+		fmt.Fprintf(&b, "agent %q timed out after %s; its process group was killed", strings.Join(e.Argv, " "), e.TimedOut)
+	} else {
+		fmt.Fprintf(&b, "agent %q: %v", strings.Join(e.Argv, " "), e.Err)
+	}
+	if e.Stderr != "" {
+		b.WriteString("\n  stderr (tail):\n")
+		for l := range strings.SplitSeq(strings.TrimRight(e.Stderr, "\n"), "\n") {
+			b.WriteString("    " + l + "\n")
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// Unwrap returns the underlying error.
+func (e *ExecError) Unwrap() error { return e.Err }
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > 2*t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.b
+	if len(b) > t.max {
+		b = b[len(b)-t.max:]
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		}
+	}
+	return string(b)
+}
+
+// StderrTail is how much of a failed agent's stderr is shown.
+const StderrTail = 4 << 10
+
+// Environ returns the environment of a subprocess: the inherited one,
+// then env on top, sorted so that the child's view never depends on map
+// order.
+func Environ(base []string, env map[string]string) []string {
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]string, 0, len(base)+len(keys))
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, over := env[k]; !over {
+			out = append(out, kv)
+		}
+	}
+	for _, k := range keys {
+		out = append(out, k+"="+env[k])
+	}
+	return out
+}
+
+// Run runs the command to its end. Its stdout is discarded and its stderr
+// kept for the error; the whole process group is killed at the timeout or
+// when ctx ends, and Run returns only once the process is gone.
+func Run(ctx context.Context, c Command) error {
+	if len(c.Argv) == 0 {
+		return errors.New("agent: empty exec")
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 60 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	defer cancel()
+	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
+	cmd.Dir = c.Dir
+	cmd.Env = Environ(os.Environ(), c.Env)
+	stderr := &tailBuffer{max: StderrTail}
+	cmd.Stderr = stderr
+	cmd.Stdout = nil
+	setGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		return &ExecError{Argv: c.Argv, Err: err}
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+		// The agent is done; children it left behind in its group go too.
+		killGroup(cmd)
+	case <-ctx.Done():
+		killGroup(cmd)
+		err = <-done
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return &ExecError{Argv: c.Argv, Err: err, TimedOut: c.Timeout, Stderr: stderr.String()}
+		}
+		return &ExecError{Argv: c.Argv, Err: ctx.Err(), Stderr: stderr.String()}
+	}
+	if err != nil {
+		return &ExecError{Argv: c.Argv, Err: err, Stderr: stderr.String()}
+	}
+	return nil
+}

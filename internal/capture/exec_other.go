@@ -1,0 +1,15 @@
+//go:build !unix
+
+package capture
+
+import "os/exec"
+
+func setGroup(*exec.Cmd) {}
+
+// killGroup kills the command; without process groups its children may
+// outlive it.
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		cmd.Process.Kill()
+	}
+}

@@ -1,0 +1,243 @@
+package capture
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/headergold/headergold/internal/canon"
+	"github.com/headergold/headergold/internal/redact"
+	"github.com/headergold/headergold/internal/wire"
+	"github.com/tidwall/gjson"
+)
+
+// Event types of a captured log, beside request/header.
+const (
+	TypeRequestHeader = "request/header"
+	TypeRequest       = "capture/request"
+	TypeReply         = "capture/reply"
+)
+
+// Header reasons of a captured log.
+const (
+	ReasonInitial = "initial"
+	ReasonChange  = "change"
+)
+
+// RuleError reports a redaction rule that matched nothing in a run.
+type RuleError struct {
+	Index int // 0-based index in the scenario's redact list
+	Rule  redact.Rule
+}
+
+// Error names the rule.
+func (e *RuleError) Error() string {
+	return fmt.Sprintf("redact[%d] (%s) matched nothing in any request of this run; an explicit rule that matches nothing is an error", e.Index, e.Rule)
+}
+
+// BuildLog redacts the captured bodies and writes the captured log. It
+// returns the log and the redacted bodies, which [Rebuild] must give back.
+func BuildLog(reqs []Request, replies []wire.Reply, rules []redact.Rule) (log []byte, bodies [][]byte, err error) {
+	hits := make([]int, len(rules))
+	var inForce []byte
+	var format wire.Format
+	for i, r := range reqs {
+		body := redact.Apply(r.Body, r.Format, rules, hits)
+		p, err := wire.Split(body, r.Format)
+		if err != nil {
+			return nil, nil, fmt.Errorf("request %d after redaction: %w", r.N, err)
+		}
+		h := p.Header()
+		if inForce == nil || format != r.Format || !bytes.Equal(h, inForce) {
+			reason := ReasonChange
+			if inForce == nil {
+				reason = ReasonInitial
+			}
+			log = appendHeader(log, r.N, reason, r.Format, h)
+			inForce, format = h, r.Format
+		}
+		log = appendRequest(log, r, p)
+		if i < len(replies) {
+			log = appendReply(log, r.N, replies[i])
+		}
+		bodies = append(bodies, body)
+	}
+	for i, n := range hits {
+		if n == 0 {
+			return nil, nil, &RuleError{Index: i, Rule: rules[i]}
+		}
+	}
+	return log, bodies, nil
+}
+
+func open(dst []byte, typ string, n int) []byte {
+	dst = append(dst, `{"type":`...)
+	dst = canon.AppendString(dst, typ)
+	dst = append(dst, `,"data":{"request":`...)
+	return canon.AppendInt(dst, int64(n))
+}
+
+func appendHeader(dst []byte, n int, reason string, f wire.Format, header []byte) []byte {
+	dst = open(dst, TypeRequestHeader, n)
+	dst = append(dst, `,"reason":`...)
+	dst = canon.AppendString(dst, reason)
+	dst = append(dst, `,"format":`...)
+	dst = canon.AppendString(dst, string(f))
+	dst = append(dst, `,"header":`...)
+	dst = append(dst, header...)
+	return append(dst, "}}\n"...)
+}
+
+func appendRequest(dst []byte, r Request, p *wire.Parts) []byte {
+	dst = open(dst, TypeRequest, r.N)
+	dst = append(dst, `,"format":`...)
+	dst = canon.AppendString(dst, string(r.Format))
+	dst = append(dst, `,"path":`...)
+	dst = canon.AppendString(dst, r.Path)
+	dst = append(dst, `,"body":`...)
+	dst = append(dst, p.Rest...)
+	if p.Prefix != "" {
+		dst = append(dst, `,"prefix":`...)
+		dst = canon.AppendString(dst, p.Prefix)
+	}
+	if p.Suffix != "" {
+		dst = append(dst, `,"suffix":`...)
+		dst = canon.AppendString(dst, p.Suffix)
+	}
+	if len(p.Spaces) > 0 {
+		dst = append(dst, `,"spaces":[`...)
+		for i, s := range p.Spaces {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, '[')
+			dst = canon.AppendInt(dst, int64(s.At))
+			dst = append(dst, ',')
+			dst = canon.AppendString(dst, s.Text)
+			dst = append(dst, ']')
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, "}}\n"...)
+}
+
+// AppendReply writes a reply as the log holds it.
+func AppendReply(dst []byte, r wire.Reply) []byte {
+	dst = append(dst, '{')
+	if r.Text != "" {
+		dst = append(dst, `"text":`...)
+		dst = canon.AppendString(dst, r.Text)
+	}
+	if len(r.ToolCalls) > 0 {
+		if r.Text != "" {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"toolCalls":[`...)
+		for i, c := range r.ToolCalls {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"id":`...)
+			dst = canon.AppendString(dst, c.ID)
+			dst = append(dst, `,"name":`...)
+			dst = canon.AppendString(dst, c.Name)
+			dst = append(dst, `,"arguments":`...)
+			dst = append(dst, c.Args()...)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}')
+}
+
+func appendReply(dst []byte, n int, r wire.Reply) []byte {
+	dst = open(dst, TypeReply, n)
+	dst = append(dst, `,"reply":`...)
+	dst = AppendReply(dst, r)
+	return append(dst, "}}\n"...)
+}
+
+// Rebuild gives back every captured body of a full log, in order, each
+// from the log prefix before it: the header in force and its
+// capture/request event.
+func Rebuild(log []byte) ([][]byte, error) {
+	var out [][]byte
+	var header []byte
+	var format wire.Format
+	n := 0
+	for len(log) > 0 {
+		n++
+		line := log
+		if i := bytes.IndexByte(log, '\n'); i >= 0 {
+			line, log = log[:i], log[i+1:]
+		} else {
+			log = nil
+		}
+		ev := gjson.ParseBytes(line)
+		switch ev.Get("type").String() {
+		case TypeRequestHeader:
+			d := ev.Get("data")
+			h := d.Get("header")
+			if !h.IsObject() {
+				return nil, fmt.Errorf("log line %d: request/header without a header object", n)
+			}
+			header, format = []byte(h.Raw), wire.Format(d.Get("format").String())
+		case TypeRequest:
+			d := ev.Get("data")
+			if header == nil {
+				return nil, fmt.Errorf("log line %d: a request before any request/header", n)
+			}
+			if f := wire.Format(d.Get("format").String()); f != format {
+				return nil, fmt.Errorf("log line %d: request in format %s under a %s header", n, f, format)
+			}
+			var spaces []wire.Space
+			d.Get("spaces").ForEach(func(_, s gjson.Result) bool {
+				spaces = append(spaces, wire.Space{At: int(s.Get("0").Int()), Text: s.Get("1").String()})
+				return true
+			})
+			body, err := wire.RebuildFrom(format, header, []byte(d.Get("body").Raw), d.Get("prefix").String(), d.Get("suffix").String(), spaces)
+			if err != nil {
+				return nil, fmt.Errorf("log line %d: %w", n, err)
+			}
+			out = append(out, body)
+		}
+	}
+	return out, nil
+}
+
+// RebuildError reports a captured body that its log prefix does not give
+// back.
+type RebuildError struct {
+	Request int // 1-based
+	Offset  int // first differing byte, -1 when the counts differ
+	Msg     string
+}
+
+// Error describes the failure.
+func (e *RebuildError) Error() string {
+	return fmt.Sprintf("request %d: %s", e.Request, e.Msg)
+}
+
+// CheckRebuild rebuilds every body of log and compares it with the body
+// that was captured (after redaction).
+func CheckRebuild(log []byte, bodies [][]byte) error {
+	got, err := Rebuild(log)
+	if err != nil {
+		return err
+	}
+	for i := range max(len(got), len(bodies)) {
+		if i >= len(got) || i >= len(bodies) {
+			return &RebuildError{Request: i + 1, Offset: -1, Msg: fmt.Sprintf("the log rebuilds %d bodies, %d were captured", len(got), len(bodies))}
+		}
+		if !bytes.Equal(got[i], bodies[i]) {
+			k := 0
+			for k < len(got[i]) && k < len(bodies[i]) && got[i][k] == bodies[i][k] {
+				k++
+			}
+			return &RebuildError{Request: i + 1, Offset: k, Msg: fmt.Sprintf("the body rebuilt from the log prefix differs from the captured one at byte %d", k)}
+		}
+	}
+	return nil
+}
+
+var errNoRequests = errors.New("the agent sent no generation request")

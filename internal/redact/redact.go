@@ -1,0 +1,211 @@
+// Package redact normalises volatile values in provider request bodies
+// (a user id, a temporary directory, a date) before they are logged or
+// compared, so that two runs or two hosts that differ only there agree.
+//
+// A [Rule] either replaces the value at a header path (config.…,
+// system…, tools.N.…, as the header of package wire names them) with a
+// fixed string, or replaces every match of a regular expression inside
+// every string value of the body (object keys are left alone). Text
+// outside the matches keeps its exact bytes, so an escaping difference
+// next to a redacted value is still seen.
+package redact
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/headergold/headergold/internal/canon"
+	"github.com/headergold/headergold/internal/wire"
+	"github.com/tidwall/gjson"
+)
+
+// Rule is one redaction: Path or Regex (exactly one), and the string With
+// that replaces what they match.
+type Rule struct {
+	Path  string
+	Regex *regexp.Regexp
+	With  string
+}
+
+// String names the rule as a user wrote it, for messages.
+func (r Rule) String() string {
+	if r.Regex != nil {
+		return fmt.Sprintf("regex %q", r.Regex.String())
+	}
+	return fmt.Sprintf("path %q", r.Path)
+}
+
+// Check reports a rule that is not exactly one of Path and Regex, or whose
+// path does not start with config, system or tools.
+func (r Rule) Check() error {
+	switch {
+	case r.Regex != nil && r.Path != "":
+		return fmt.Errorf("%s: give path or regex, not both", r)
+	case r.Regex == nil && r.Path == "":
+		return fmt.Errorf("a redaction needs a path or a regex")
+	case r.Regex != nil:
+		return nil
+	}
+	head, _, _ := strings.Cut(r.Path, ".")
+	switch head {
+	case "config", "system", "tools":
+		if head == "config" && !strings.Contains(r.Path, ".") {
+			return fmt.Errorf("%s: name a member of config, as in config.metadata.user_id", r)
+		}
+		return nil
+	}
+	return fmt.Errorf("%s: a header path starts with config, system or tools", r)
+}
+
+// Apply applies every rule to a request body of format f and adds to
+// hits[i] how many places rule i changed (hits has one counter per rule).
+// The body must be valid JSON.
+func Apply(body []byte, f wire.Format, rules []Rule, hits []int) []byte {
+	for i, r := range rules {
+		var n int
+		if r.Regex != nil {
+			body, n = regexJSON(body, r)
+		} else {
+			body, n = atPath(body, f, r)
+		}
+		hits[i] += n
+	}
+	return body
+}
+
+// wirePath maps a header path to its path in a body of format f.
+func wirePath(body []byte, f wire.Format, path string) string {
+	head, rest, _ := strings.Cut(path, ".")
+	join := func(base string) string {
+		if rest == "" {
+			return base
+		}
+		return base + "." + rest
+	}
+	switch head {
+	case "config":
+		return rest
+	case "tools":
+		return join("tools")
+	}
+	switch f {
+	case wire.OpenAIChat:
+		if rest == "" {
+			return "" // the system part is several messages: name one
+		}
+		return join("messages")
+	case wire.OpenAIResponses:
+		return join("instructions")
+	case wire.Gemini:
+		if gjson.GetBytes(body, "system_instruction").Exists() {
+			return join("system_instruction")
+		}
+		return join("systemInstruction")
+	}
+	return join("system")
+}
+
+// atPath replaces the value at r.Path with the JSON string r.With.
+func atPath(body []byte, f wire.Format, r Rule) ([]byte, int) {
+	p := wirePath(body, f, r.Path)
+	if p == "" {
+		return body, 0
+	}
+	v := gjson.GetBytes(body, p)
+	if !v.Exists() || v.Index <= 0 || v.Index+len(v.Raw) > len(body) {
+		return body, 0
+	}
+	if f == wire.OpenAIChat && strings.HasPrefix(r.Path, "system.") && !isLeadingSystem(body, r.Path) {
+		return body, 0
+	}
+	with := canon.AppendString(nil, r.With)
+	out := make([]byte, 0, len(body)-len(v.Raw)+len(with))
+	out = append(out, body[:v.Index]...)
+	out = append(out, with...)
+	return append(out, body[v.Index+len(v.Raw):]...), 1
+}
+
+// isLeadingSystem reports whether system.N of an OpenAI Chat body names
+// one of the leading system messages, which alone make the system part.
+func isLeadingSystem(body []byte, path string) bool {
+	idx, _, _ := strings.Cut(strings.TrimPrefix(path, "system."), ".")
+	lead := 0
+	gjson.GetBytes(body, "messages").ForEach(func(_, m gjson.Result) bool {
+		r := m.Get("role").String()
+		if r != "system" && r != "developer" {
+			return false
+		}
+		lead++
+		return true
+	})
+	n := 0
+	if _, err := fmt.Sscanf(idx, "%d", &n); err != nil {
+		return false
+	}
+	return n < lead
+}
+
+// regexJSON applies r to the decoded text of every string value of src.
+func regexJSON(src []byte, r Rule) ([]byte, int) {
+	out := make([]byte, 0, len(src))
+	hits := 0
+	for i := 0; i < len(src); {
+		c := src[i]
+		if c != '"' {
+			out = append(out, c)
+			i++
+			continue
+		}
+		end := stringEnd(src, i)
+		j := end
+		for j < len(src) && (src[j] == ' ' || src[j] == '\t' || src[j] == '\n' || src[j] == '\r') {
+			j++
+		}
+		if j < len(src) && src[j] == ':' { // a key
+			out = append(out, src[i:end]...)
+		} else {
+			body, n := String(src[i+1:end-1], r.Regex, r.With)
+			hits += n
+			out = append(out, '"')
+			out = append(out, body...)
+			out = append(out, '"')
+		}
+		i = end
+	}
+	return out, hits
+}
+
+// stringEnd returns the offset just past the JSON string starting at i.
+func stringEnd(src []byte, i int) int {
+	for j := i + 1; j < len(src); j++ {
+		switch src[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(src)
+}
+
+// String applies re to the decoded text of the JSON string body raw
+// (without its quotes), splices the replacement with into raw and
+// returns it with the number of matches.
+func String(raw []byte, re *regexp.Regexp, with string) ([]byte, int) {
+	text, starts := canon.DecodeString(raw)
+	matches := re.FindAllStringIndex(text, -1)
+	if matches == nil {
+		return raw, 0
+	}
+	token := canon.AppendString(nil, with)
+	token = token[1 : len(token)-1]
+	out := make([]byte, 0, len(raw)+len(matches)*len(token))
+	prev := 0
+	for _, m := range matches {
+		out = append(out, raw[prev:starts[m[0]]]...)
+		out = append(out, token...)
+		prev = starts[m[1]]
+	}
+	return append(out, raw[prev:]...), len(matches)
+}
