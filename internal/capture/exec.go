@@ -124,6 +124,8 @@ func Run(ctx context.Context, c Command) error {
 	cmd.Stderr = stderr
 	cmd.Stdout = nil
 	setGroup(cmd)
+	// A grandchild that keeps stderr open must not hold Wait forever.
+	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
 		return &ExecError{Argv: c.Argv, Err: err}
 	}

@@ -2,7 +2,6 @@ package capture
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -162,8 +161,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if model == "" {
 		model = gjson.GetBytes(body, "model").String()
 	}
-	if err := wire.WriteResponse(w, e, stream, model, n, s.replies[n-1]); err != nil && !errors.Is(err, http.ErrHandlerTimeout) {
+	if err := wire.WriteResponse(w, e, stream, model, n, s.replies[n-1]); err != nil {
+		// A reply refused before writing still gets an error response;
+		// one cut while streaming has nothing more to say to the agent.
 		s.failures = append(s.failures, fmt.Sprintf("%s: writing reply %d: %v", where, n, err))
+		wire.WriteError(w, e.Format, http.StatusInternalServerError, "headergold fake provider: "+err.Error())
 	}
 }
 

@@ -1,0 +1,350 @@
+package capture
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/headergold/headergold/internal/corpustest"
+	"github.com/headergold/headergold/internal/redact"
+	"github.com/headergold/headergold/internal/wire"
+	"github.com/tidwall/gjson"
+)
+
+// paths is where each format's generation requests go.
+var paths = map[wire.Format]string{
+	wire.Anthropic:       "/v1/messages",
+	wire.OpenAIChat:      "/v1/chat/completions",
+	wire.OpenAIResponses: "/v1/responses",
+	wire.Gemini:          "/v1beta/models/gemini-2.5-flash:generateContent",
+}
+
+// post sends one body and returns the status and response body.
+func post(t *testing.T, url, path string, body []byte) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("x-api-key", "sk-secret-never-logged")
+	req.Header.Set("Authorization", "Bearer sk-secret-never-logged")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, out
+}
+
+func start(t *testing.T, replies ...wire.Reply) *Server {
+	t.Helper()
+	s, err := Start(replies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	if !strings.HasPrefix(s.URL(), "http://127.0.0.1:") {
+		t.Fatalf("server at %s, want loopback", s.URL())
+	}
+	return s
+}
+
+func text(s string) wire.Reply { return wire.Reply{Text: s} }
+
+// roundTrip sends bodies of one format through a fake provider, builds the
+// log and checks that it rebuilds every body and keeps every header part
+// verbatim.
+func roundTrip(t *testing.T, f wire.Format, bodies [][]byte) []byte {
+	t.Helper()
+	replies := make([]wire.Reply, len(bodies))
+	for i := range replies {
+		replies[i] = text(fmt.Sprintf("answer %d", i+1))
+	}
+	s := start(t, replies...)
+	for i, b := range bodies {
+		if code, out := post(t, s.URL(), paths[f], b); code != http.StatusOK {
+			t.Fatalf("%s body %d: HTTP %d: %s", f, i+1, code, out)
+		}
+	}
+	if fails := s.Failures(); len(fails) > 0 {
+		t.Fatalf("failures: %v", fails)
+	}
+	log, logged, err := BuildLog(s.Requests(), replies, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range bodies {
+		if !bytes.Equal(logged[i], bodies[i]) {
+			t.Fatalf("body %d was changed without a redaction rule", i+1)
+		}
+	}
+	if err := CheckRebuild(log, logged); err != nil {
+		t.Fatalf("%s: %v", f, err)
+	}
+	// Each line is one JSON value, and the header parts are the body's
+	// own bytes (for a body that is not pretty-printed).
+	for n, line := range bytes.Split(bytes.TrimSuffix(log, []byte("\n")), []byte("\n")) {
+		if !gjson.ValidBytes(line) {
+			t.Fatalf("log line %d is not JSON: %.200s", n+1, line)
+		}
+	}
+	for i, b := range bodies {
+		if wire.Pretty(b) {
+			continue
+		}
+		p, err := wire.Split(b, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Tools != nil && !bytes.Contains(b, p.Tools) {
+			t.Errorf("body %d: tools are not verbatim", i+1)
+		}
+		if p.System != nil && f != wire.OpenAIChat && !bytes.Contains(b, p.System) {
+			t.Errorf("body %d: system is not verbatim", i+1)
+		}
+	}
+	return log
+}
+
+func TestRebuildEveryCorpusBodyThroughTheFakeProvider(t *testing.T) {
+	dir := corpustest.Dir(t)
+	files := map[string]wire.Format{"anthropic-messages.jsonl": wire.Anthropic, "openai-chat.jsonl": wire.OpenAIChat,
+		"openai-responses.jsonl": wire.OpenAIResponses, "gemini.jsonl": wire.Gemini}
+	total := 0
+	for file, f := range files {
+		fh, err := os.Open(filepath.Join(dir, "real", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bodies [][]byte
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			if len(bytes.TrimSpace(sc.Bytes())) > 0 {
+				bodies = append(bodies, bytes.Clone(sc.Bytes()))
+			}
+		}
+		fh.Close()
+		if len(bodies) != 24 {
+			t.Fatalf("%s: %d bodies, want the 24 of the corpus", file, len(bodies))
+		}
+		log := roundTrip(t, f, bodies)
+		if got := bytes.Count(log, []byte(`"type":"capture/request"`)); got != len(bodies) {
+			t.Errorf("%s: %d capture/request events for %d bodies", file, got, len(bodies))
+		}
+		total += len(bodies)
+	}
+	if total != 96 {
+		t.Errorf("sent %d corpus bodies, want 96", total)
+	}
+}
+
+// randomValue writes a random JSON value with random spacing.
+func randomValue(rng *rand.Rand, depth int, sp func() string) string {
+	switch k := rng.IntN(8); {
+	case depth > 3 || k < 3:
+		return [...]string{`"a"`, `"\u003c\/x\u003e"`, `12.50`, `-0`, `1E3`, `true`, `null`, `"é\n\t"`, `""`}[rng.IntN(9)]
+	case k < 6:
+		n := rng.IntN(4)
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = fmt.Sprintf(`"k%d"%s:%s%s`, rng.IntN(3)+i*3, sp(), sp(), randomValue(rng, depth+1, sp))
+		}
+		return "{" + sp() + strings.Join(parts, sp()+","+sp()) + sp() + "}"
+	default:
+		n := rng.IntN(4)
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = randomValue(rng, depth+1, sp)
+		}
+		return "[" + strings.Join(parts, ","+sp()) + "]"
+	}
+}
+
+// randomBody writes a random request body of format f.
+func randomBody(rng *rand.Rand, f wire.Format) []byte {
+	sp := func() string { return [...]string{"", "", "", " ", "\n  ", "\t"}[rng.IntN(6)] }
+	members := map[wire.Format][]string{
+		wire.Anthropic:       {"model", "max_tokens", "system", "tools", "messages", "stream", "metadata", "tool_choice"},
+		wire.OpenAIChat:      {"model", "messages", "tools", "stream", "stream_options", "temperature", "user"},
+		wire.OpenAIResponses: {"model", "instructions", "input", "tools", "previous_response_id", "stream", "store"},
+		wire.Gemini:          {"contents", "systemInstruction", "tools", "generationConfig", "safetySettings"},
+	}[f]
+	rng.Shuffle(len(members), func(i, j int) { members[i], members[j] = members[j], members[i] })
+	members = members[:1+rng.IntN(len(members))]
+	parts := make([]string, len(members))
+	for i, m := range members {
+		v := randomValue(rng, 0, sp)
+		if f == wire.OpenAIChat && m == "messages" {
+			var msgs []string
+			for range rng.IntN(5) {
+				role := [...]string{"system", "developer", "user", "assistant"}[rng.IntN(4)]
+				msgs = append(msgs, `{"role":"`+role+`","content":`+randomValue(rng, 2, sp)+`}`)
+			}
+			v = "[" + strings.Join(msgs, ","+sp()) + "]"
+		}
+		parts[i] = `"` + m + `"` + sp() + ":" + sp() + v
+	}
+	return []byte(sp() + "{" + sp() + strings.Join(parts, sp()+","+sp()) + sp() + "}" + sp())
+}
+
+func TestRebuildPropertyRandomBodies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for _, f := range wire.Formats {
+		var bodies [][]byte
+		for range 300 {
+			b := randomBody(rng, f)
+			if !gjson.ValidBytes(b) {
+				t.Fatalf("generator wrote invalid JSON: %q", b)
+			}
+			bodies = append(bodies, b)
+		}
+		roundTrip(t, f, bodies)
+	}
+}
+
+func TestHeaderEventOnlyWhenTheHeaderChanges(t *testing.T) {
+	a := []byte(`{"model":"m","system":"s","tools":[{"name":"a"}],"messages":[{"role":"user","content":"1"}]}`)
+	b := []byte(`{"model":"m","system":"s","tools":[{"name":"a"}],"messages":[{"role":"user","content":"2"}]}`)
+	c := []byte(`{"model":"m","system":"s","tools":[{"name":"b"},{"name":"a"}],"messages":[]}`)
+	log := roundTrip(t, wire.Anthropic, [][]byte{a, b, c})
+	var reasons []string
+	for _, line := range strings.Split(strings.TrimSpace(string(log)), "\n") {
+		if gjson.Get(line, "type").String() == TypeRequestHeader {
+			reasons = append(reasons, fmt.Sprintf("%d:%s", gjson.Get(line, "data.request").Int(), gjson.Get(line, "data.reason").String()))
+		}
+	}
+	if got := strings.Join(reasons, " "); got != "1:initial 3:change" {
+		t.Errorf("header events %s, want 1:initial 3:change", got)
+	}
+	if bytes.Contains(log, []byte("sk-secret")) {
+		t.Error("an API key reached the log")
+	}
+}
+
+func TestServerFailures(t *testing.T) {
+	body := []byte(`{"model":"m","messages":[]}`)
+	cases := []struct {
+		name, path string
+		body       []byte
+		want       []string
+		status     int
+	}{
+		{"unknown path", "/v1/complete", body, []string{"HTTP request 1 (POST /v1/complete)", "unknown path", "/v1/messages"}, 404},
+		{"not JSON", "/v1/messages", []byte(`{"model":`), []string{"not a JSON object"}, 400},
+		{"not an object", "/v1/messages", []byte(`[1]`), []string{"not a JSON object"}, 400},
+		{"duplicate member", "/v1/messages", []byte(`{"model":"a","model":"b"}`), []string{`member "model" twice`}, 400},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := start(t, text("hi"))
+			code, out := post(t, s.URL(), c.path, c.body)
+			if code != c.status {
+				t.Errorf("HTTP %d, want %d", code, c.status)
+			}
+			if !gjson.ValidBytes(out) || !gjson.GetBytes(out, "error").Exists() {
+				t.Errorf("response %s is not a provider-style error", out)
+			}
+			got := strings.Join(s.Failures(), "\n")
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("failures %q lack %q", got, w)
+				}
+			}
+			if s.Unused() != 1 {
+				t.Errorf("%d unused, want 1: a refused request takes no reply", s.Unused())
+			}
+		})
+	}
+	t.Run("past the script", func(t *testing.T) {
+		s := start(t, text("one"))
+		post(t, s.URL(), "/v1/messages", body)
+		code, _ := post(t, s.URL(), "/v1/messages", body)
+		if code != 400 {
+			t.Errorf("HTTP %d, want 400", code)
+		}
+		if got := strings.Join(s.Failures(), "\n"); !strings.Contains(got, "request 2 is past the script: the scenario scripts 1 reply") {
+			t.Errorf("failures %q", got)
+		}
+	})
+	t.Run("another format", func(t *testing.T) {
+		s := start(t, text("one"), text("two"))
+		post(t, s.URL(), "/v1/messages", body)
+		post(t, s.URL(), "/v1/chat/completions", body)
+		if got := strings.Join(s.Failures(), "\n"); !strings.Contains(got, "request 2 is openai-chat, but this scenario's requests are anthropic") {
+			t.Errorf("failures %q", got)
+		}
+	})
+	t.Run("count_tokens takes no reply", func(t *testing.T) {
+		s := start(t, text("one"))
+		code, out := post(t, s.URL(), "/v1/messages/count_tokens", body)
+		if code != 200 || gjson.GetBytes(out, "input_tokens").Int() < 1 {
+			t.Errorf("count_tokens: HTTP %d %s", code, out)
+		}
+		if s.Unused() != 1 || len(s.Requests()) != 0 {
+			t.Errorf("count_tokens took a reply or was captured")
+		}
+	})
+	t.Run("GET", func(t *testing.T) {
+		s := start(t, text("one"))
+		resp, err := http.Get(s.URL() + "/v1/messages")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 405 || !strings.Contains(strings.Join(s.Failures(), ""), "method GET") {
+			t.Errorf("GET: HTTP %d, failures %v", resp.StatusCode, s.Failures())
+		}
+	})
+}
+
+func TestRedactionBeforeLogging(t *testing.T) {
+	body := []byte(`{"model":"m","metadata":{"user_id":"u-123"},"system":"cwd /tmp/abc.1 and /tmp/x","tools":[{"name":"a","description":"in /tmp/q"}],"messages":[{"role":"user","content":"see /tmp/zz"}]}`)
+	s := start(t, text("ok"))
+	post(t, s.URL(), "/v1/messages", body)
+	rules := []redact.Rule{
+		{Path: "config.metadata.user_id", With: "<<user-id>>"},
+		{Regex: regexp.MustCompile(`/tmp/[A-Za-z0-9._-]+`), With: "<<tmp>>"},
+	}
+	log, bodies, err := BuildLog(s.Requests(), []wire.Reply{text("ok")}, rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"model":"m","metadata":{"user_id":"<<user-id>>"},"system":"cwd <<tmp>> and <<tmp>>","tools":[{"name":"a","description":"in <<tmp>>"}],"messages":[{"role":"user","content":"see <<tmp>>"}]}`
+	if string(bodies[0]) != want {
+		t.Errorf("redacted body\n%s\nwant\n%s", bodies[0], want)
+	}
+	if bytes.Contains(log, []byte("/tmp/")) || bytes.Contains(log, []byte("u-123")) {
+		t.Errorf("the log holds redacted text: %s", log)
+	}
+	if err := CheckRebuild(log, bodies); err != nil {
+		t.Error(err)
+	}
+	// A rule that matches nothing in the run is an error naming it.
+	_, _, err = BuildLog(s.Requests(), nil, append(rules, redact.Rule{Path: "config.metadata.session", With: "x"}))
+	if err == nil || !strings.Contains(err.Error(), `redact[2] (path "config.metadata.session") matched nothing`) {
+		t.Errorf("unmatched rule: %v", err)
+	}
+}
+
+func TestRebuildDetectsATamperedLog(t *testing.T) {
+	body := []byte(`{"model":"m","tools":[{"name":"a"}],"messages":[]}`)
+	log := roundTrip(t, wire.Anthropic, [][]byte{body})
+	bad := bytes.Replace(log, []byte(`"name":"a"`), []byte(`"name":"b"`), 1)
+	err := CheckRebuild(bad, [][]byte{body})
+	if err == nil || !strings.Contains(err.Error(), "request 1") || !strings.Contains(err.Error(), "byte 31") {
+		t.Errorf("tampered log: %v", err)
+	}
+}

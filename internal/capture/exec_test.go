@@ -1,0 +1,119 @@
+//go:build unix
+
+package capture
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestRunReportsExitAndStderrTail(t *testing.T) {
+	err := Run(context.Background(), Command{Argv: []string{"sh", "-c", `for i in $(seq 1 2000); do echo "line $i" >&2; done; exit 3`}})
+	var ee *ExecError
+	if !errors.As(err, &ee) {
+		t.Fatalf("Run = %v, want an *ExecError", err)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "exit status 3") || !strings.Contains(msg, "line 2000") || strings.Contains(msg, "line 1\n") {
+		t.Errorf("message lacks the exit or the tail, or keeps the head: %.300s", msg)
+	}
+	if len(ee.Stderr) > StderrTail {
+		t.Errorf("stderr tail %d bytes, want at most %d", len(ee.Stderr), StderrTail)
+	}
+}
+
+func TestRunEnvAndDir(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "env")
+	t.Setenv("HEADERGOLD_INHERITED", "kept")
+	t.Setenv("HEADERGOLD_OVERRIDDEN", "parent")
+	err := Run(context.Background(), Command{
+		Argv: []string{"sh", "-c", `printf '%s|%s|%s|%s' "$HEADERGOLD_INHERITED" "$HEADERGOLD_OVERRIDDEN" "$EXTRA" "$(pwd)" > env`},
+		Dir:  dir,
+		Env:  map[string]string{"HEADERGOLD_OVERRIDDEN": "scenario", "EXTRA": "x y"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, _ := filepath.EvalSymlinks(dir)
+	if got, want := string(b), "kept|scenario|x y|"+real; got != want {
+		t.Errorf("child saw %q, want %q", got, want)
+	}
+}
+
+func TestRunTimeoutKillsTheProcessGroup(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	start := time.Now()
+	// The grandchild would outlive a kill of the direct child alone.
+	err := Run(context.Background(), Command{
+		Argv:    []string{"sh", "-c", `sleep 300 & echo $! > pid; echo started >&2; wait`},
+		Dir:     dir,
+		Timeout: 500 * time.Millisecond,
+	})
+	var ee *ExecError
+	if !errors.As(err, &ee) || ee.TimedOut != 500*time.Millisecond {
+		t.Fatalf("Run = %v, want a timeout", err)
+	}
+	if !strings.Contains(err.Error(), "timed out after 500ms; its process group was killed") || !strings.Contains(err.Error(), "started") {
+		t.Errorf("message %q", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("Run took %s after a 500ms timeout", d)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The grandchild is killed; give the kernel a moment to reap it.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		err := syscall.Kill(pid, 0)
+		if errors.Is(err, syscall.ESRCH) {
+			return
+		}
+		if zombie(pid) {
+			return // killed, waiting for init to reap it
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("grandchild %d still runs after the timeout", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// zombie reports whether pid has exited but is not reaped yet.
+func zombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	return len(fields) > 0 && fields[0] == "Z"
+}
+
+func TestRunMissingProgram(t *testing.T) {
+	err := Run(context.Background(), Command{Argv: []string{"headergold-no-such-program"}})
+	if err == nil || !strings.Contains(err.Error(), "headergold-no-such-program") {
+		t.Errorf("Run = %v", err)
+	}
+	if err := Run(context.Background(), Command{}); err == nil {
+		t.Error("empty argv accepted")
+	}
+}
