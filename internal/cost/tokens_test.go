@@ -1,0 +1,98 @@
+package cost
+
+import (
+	"sync"
+	"testing"
+)
+
+// The expected counts below were computed with OpenAI's own tiktoken
+// (the npm package tiktoken 1.0.22, WASM bindings of its Rust core, with
+// its bundled o200k_base), not with the tokenizer under test.
+
+func TestCountTokensKnownStrings(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want int
+	}{
+		{"", 0},
+		{"hello world", 2}, // [24912 2375]
+		{"Hello, world!", 4},
+		{`{"name":"get_weather"}`, 6},
+		{`[{"name":"a"}]`, 7},
+		{`[{"role":"user","content":"hello"}]`, 11},
+		{"café au lait", 4},
+	} {
+		got, err := CountTokens([]byte(tc.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("CountTokens(%q) = %d, want %d", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestCountTokensRealSegments(t *testing.T) {
+	r := firstAnthropic(t)
+	for _, tc := range []struct {
+		name string
+		b    []byte
+		want int
+	}{
+		{"tools", r.Tools, 1866},
+		{"system", r.System, 103},
+		{"messages", r.Messages, 938},
+		{"tools[:1]", r.Tools[:1], 1},
+		{"tools[1:]", r.Tools[1:], 1865},
+		{"tools[:11]", r.Tools[:11], 5},
+		{"tools[11:]", r.Tools[11:], 1862},
+		{"tools[:8139]", r.Tools[:8139], 1766},
+		{"tools[8139:]", r.Tools[8139:], 100},
+	} {
+		got, err := CountTokens(tc.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("%s: %d tokens, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestCountTokensConcurrently(t *testing.T) {
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Go(func() {
+			n, err := CountTokens([]byte("hello world"))
+			if err == nil && n != 2 {
+				t.Errorf("got %d tokens, want 2", n)
+			}
+			if err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+func TestRuneStart(t *testing.T) {
+	b := []byte("aé€😀z") // 1 + 2 + 3 + 4 + 1 bytes
+	for _, tc := range []struct{ off, want int }{
+		{0, 0}, {1, 1}, {2, 1}, {3, 3}, {4, 3}, {5, 3}, {6, 6}, {7, 6}, {8, 6}, {9, 6}, {10, 10}, {11, 11},
+	} {
+		if got := runeStart(b, tc.off); got != tc.want {
+			t.Errorf("runeStart(%q, %d) = %d, want %d", b, tc.off, got, tc.want)
+		}
+	}
+	bad := []byte{'a', 0x80, 0x80, 'b'} // continuation bytes with no lead byte
+	for off := range len(bad) + 1 {
+		if got := runeStart(bad, off); got != off {
+			t.Errorf("runeStart(invalid, %d) = %d, want it unchanged", off, got)
+		}
+	}
+}
