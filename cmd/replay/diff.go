@@ -24,7 +24,9 @@ Flags:
         auto (default), log, anthropic, openai-chat, openai-responses or gemini;
         auto tells logs from bodies per file and the wire format per body
   -json
-        print {"identical", "first": {"index", "path", "kinds", ...}, "laterDiffering", "headers"}
+        print {"identical", "first": {"index", "path", "kinds", ...}, "laterDiffering",
+        "headers", "notCompared"}; notCompared lists the members a templated
+        log holds as placeholders, which were compared on neither side
   -redact REGEX=TOKEN
         replace text matching REGEX in every JSON string value with TOKEN on
         both sides before comparing (repeatable; split at the last "=")
@@ -39,7 +41,8 @@ Examples:
   # Anthropic bodies, machine-readable result, B from standard input
   replay diff -format anthropic -json ci-bodies.jsonl - < laptop-bodies.jsonl
 
-Exit status: 0 identical, 1 drift, 2 usage error, 125 unreadable or invalid input.
+Exit status: 0 identical, 1 drift, 2 usage error, 125 unreadable or invalid
+input, or nothing to compare (no header in either input).
 `
 
 // redactFlags collects repeated -redact flags.

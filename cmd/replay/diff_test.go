@@ -133,3 +133,87 @@ func TestDiffStdinAndRedact(t *testing.T) {
 		t.Errorf("with -redact: exit %d\n%s", r.code, r.stdout)
 	}
 }
+
+// writeInput writes one input file of a diff test.
+func writeInput(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// headerEvent wraps a header object in a request/header event line.
+func headerEvent(header string) string {
+	return `{"type":"request/header","data":{"turn":1,"step":1,"reason":"initial","header":` + header + "}}\n"
+}
+
+// TestDiffEveryCase runs replay diff on each case of a correct comparison
+// and checks the exit status and the lines that say what was found.
+func TestDiffEveryCase(t *testing.T) {
+	dir := t.TempDir()
+	in := func(name, text string) string { return writeInput(t, dir, name, text) }
+	const tool = `{"name":"read","description":"Read a file","parameters":{"type":"object"}}`
+	short := in("short.log", headerEvent(`{"config":{"model":"m"},"system":"Be brief.","tools":[`+tool+`]}`))
+	for _, tc := range []struct {
+		name string
+		a, b string
+		code int
+		out  []string
+		err  string
+	}{
+		{"description appended", short, in("long-desc.log", headerEvent(`{"config":{"model":"m"},"system":"Be brief.","tools":[`+strings.Replace(tool, "a file", "a file.", 1)+`]}`)),
+			exitMismatch, []string{"drift: header 1 differs at tools.0.description\n", `content: tool "read" field description (tools.0.description), first difference at character 11`, `    A: "Read a file"`, `    B: "Read a file."`}, ""},
+		{"system appended", short, in("long-sys.log", headerEvent(`{"config":{"model":"m"},"system":"Be brief. Cite files.","tools":[`+tool+`]}`)),
+			exitMismatch, []string{"differs at system\n", "first difference at character 9"}, ""},
+		{"system emptied", short, in("empty-sys.log", headerEvent(`{"config":{"model":"m"},"system":"","tools":[`+tool+`]}`)),
+			exitMismatch, []string{"differs at system\n", `    B: ""`}, ""},
+		{"config member absent", short, in("no-model.log", headerEvent(`{"config":{},"system":"Be brief.","tools":[`+tool+`]}`)),
+			exitMismatch, []string{"differs at config.model\n", "    B: (absent)"}, ""},
+		{"tool member absent", short, in("no-desc.log", headerEvent(`{"config":{"model":"m"},"system":"Be brief.","tools":[{"name":"read","parameters":{"type":"object"}}]}`)),
+			exitMismatch, []string{"differs at tools.0.description\n", `    A: "Read a file"`, "    B: (absent)"}, ""},
+		{"duplicate key", short, in("dup.log", headerEvent(`{"config":{"model":"old","model":"m"},"system":"Be brief.","tools":[`+tool+`]}`)),
+			exitMismatch, []string{"differs at config.model\n", "kinds: encoding\n", "encoding (duplicate key): config.model"}, ""},
+		{"empty inputs", in("empty-a.log", ""), in("empty-b.log", "\n"),
+			exitCannotRun, nil, "nothing to compare"},
+		{"no header events", in("events-a.log", `{"type":"turn/start","data":{"turn":1}}`+"\n"), in("events-b.log", `{"type":"turn/start","data":{"turn":1}}`+"\n"),
+			exitCannotRun, nil, "events-a.log and "},
+		{"templated against full", in("golden.log", headerEvent(`{"config":{"model":"m"},"system":"<<system>>","tools":"<<tools>>"}`)), short,
+			exitOK, []string{"identical: 1 headers\nnot compared: system, tools (templated in A)\n"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := replay(t, nil, false, "diff", tc.a, tc.b)
+			ok := r.code == tc.code && strings.Contains(r.stderr, tc.err)
+			for _, want := range tc.out {
+				ok = ok && strings.Contains(r.stdout, want)
+			}
+			if !ok {
+				t.Fatalf("exit %d, want %d with %q\nstdout:\n%s\nstderr:\n%s", r.code, tc.code, tc.out, r.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+// TestDiffJSONNotCompared: -json lists the members a templated log kept
+// out of the comparison.
+func TestDiffJSONNotCompared(t *testing.T) {
+	dir := t.TempDir()
+	golden := writeInput(t, dir, "golden.log", headerEvent(`{"config":{"model":"m"},"system":"<<system>>","tools":"<<tools>>"}`))
+	full := writeInput(t, dir, "full.log", headerEvent(`{"config":{"model":"m"},"system":"s","tools":[]}`))
+	r := replay(t, nil, false, "diff", "-json", full, golden)
+	var got struct {
+		Identical   bool `json:"identical"`
+		NotCompared []struct {
+			Member string   `json:"member"`
+			In     []string `json:"in"`
+		} `json:"notCompared"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != exitOK {
+		t.Fatalf("exit %d, %v\n%s", r.code, err, r.stdout)
+	}
+	if !got.Identical || len(got.NotCompared) != 2 || got.NotCompared[0].Member != "system" || got.NotCompared[1].Member != "tools" ||
+		strings.Join(got.NotCompared[0].In, ",") != "B" || strings.Join(got.NotCompared[1].In, ",") != "B" {
+		t.Fatalf("got %+v\n%s", got, r.stdout)
+	}
+}

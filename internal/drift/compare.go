@@ -2,8 +2,10 @@ package drift
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // Source is one input of [Compare].
@@ -40,7 +42,7 @@ func Compare(a, b Source, opts Options) (*Result, error) {
 		}
 	}
 	sa, sb := newSide(a, opts), newSide(b, opts)
-	res := &Result{}
+	res := &Result{NotCompared: []Hidden{}}
 	for index := 1; ; index++ {
 		errA, errB := sa.next(), sb.next()
 		if errA != nil && errA != io.EOF {
@@ -87,6 +89,7 @@ func Compare(a, b Source, opts Options) (*Result, error) {
 		}
 		if hidden := templated(ha, hb); len(hidden) > 0 {
 			ha, hb = ha.without(hidden), hb.without(hidden)
+			res.NotCompared = mergeHidden(res.NotCompared, hidden)
 		}
 		if bytes.Equal(ha.doc, hb.doc) {
 			continue
@@ -97,9 +100,35 @@ func Compare(a, b Source, opts Options) (*Result, error) {
 			res.LaterDiffering++
 		}
 	}
+	if sa.count == 0 && sb.count == 0 {
+		return nil, fmt.Errorf("%s and %s: %w", sa.name, sb.name, ErrNothingToCompare)
+	}
 	res.Headers = Counts{A: sa.count, B: sb.count}
 	res.Identical = res.First == nil
 	return res, nil
+}
+
+// ErrNothingToCompare is the error (wrapped) of [Compare] when neither
+// input holds a header: two empty inputs are not "identical", they are
+// not a test at all.
+var ErrNothingToCompare = errors.New("nothing to compare: neither input holds a header (a request/header event or a request body)")
+
+// mergeHidden adds the members and sides of add to those of have.
+func mergeHidden(have, add []Hidden) []Hidden {
+	for _, x := range add {
+		i := slices.IndexFunc(have, func(h Hidden) bool { return h.Member == x.Member })
+		if i < 0 {
+			have = append(have, Hidden{Member: x.Member, In: slices.Clone(x.In)})
+			continue
+		}
+		for _, side := range x.In {
+			if !slices.Contains(have[i].In, side) {
+				have[i].In = append(have[i].In, side)
+			}
+		}
+		slices.Sort(have[i].In)
+	}
+	return have
 }
 
 // onlyOne describes a header that exists in one input only.

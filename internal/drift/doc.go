@@ -10,7 +10,10 @@
 // written. A templated (golden) log holds "<<system>>" and "<<tools>>" in
 // place of the system text and tools; where either side does, that member
 // is left out of the comparison on both sides, so a full log compares with
-// a golden one on what the golden one shows. Other events are skipped.
+// a golden one on what the golden one shows, and [Result].NotCompared
+// lists what was left out (so "identical" never hides it). Other events
+// are skipped. Inputs that hold no header at all, on either side, are an
+// error ([ErrNothingToCompare]): two empty inputs are not identical.
 //
 // A file of request bodies contributes one header per body. Bodies are read
 // one per line, or, when the file's first line opens a JSON value without
@@ -49,7 +52,16 @@
 //
 // The first difference is the first in document order of the header:
 // config, then system, then tools; within tools the first position whose
-// tool differs.
+// tool differs. Where the two sides order an object's members differently,
+// of the next member of each side the one at the lower position comes
+// first (the lower key on a tie), so comparing B with A reports the same
+// first difference as A with B, its added and removed swapped.
+//
+// Objects are read as JSON.parse reads them: a key written more than once
+// counts with its last value, at the position of its first occurrence.
+// The occurrences it drops are reported as an [Encoding] difference with
+// the note "duplicate key" at the member's path (unless both sides drop
+// the same bytes), and a different last value as [Content] besides.
 //
 // # Kinds
 //
@@ -101,8 +113,8 @@
 //     whose own layout (the bytes between its members) differs, at the
 //     first such place in it; a key spelled with other escapes is reported
 //     as escaping at the member's path.
-//   - Object members are matched by decoded key; with duplicate keys the
-//     k-th occurrence on one side is matched with the k-th on the other.
+//   - A session-log event in the canonical layout is classified by its
+//     first member; a later duplicate "type" member is not seen.
 //   - Line and offset name the record's first line and the byte offset
 //     inside the record; for a pretty-printed record the offset still
 //     counts from that first line.

@@ -97,12 +97,21 @@ type header struct {
 var placeholders = map[string]string{"system": `"<<system>>"`, "tools": `"<<tools>>"`}
 
 // templated lists the header members that either side holds as a
-// placeholder: a templated log hides them, so they cannot be compared.
-func templated(a, b *header) []string {
-	var out []string
+// placeholder, with the sides that do: a templated log hides them, so
+// they cannot be compared.
+func templated(a, b *header) []Hidden {
+	var out []Hidden
+	ra, rb := gjson.ParseBytes(a.doc), gjson.ParseBytes(b.doc)
 	for _, m := range []string{"system", "tools"} {
-		if gjson.GetBytes(a.doc, m).Raw == placeholders[m] || gjson.GetBytes(b.doc, m).Raw == placeholders[m] {
-			out = append(out, m)
+		var in []string
+		if lookup(ra, m).Raw == placeholders[m] {
+			in = append(in, "A")
+		}
+		if lookup(rb, m).Raw == placeholders[m] {
+			in = append(in, "B")
+		}
+		if in != nil {
+			out = append(out, Hidden{Member: m, In: in})
 		}
 	}
 	return out
@@ -110,12 +119,12 @@ func templated(a, b *header) []string {
 
 // without returns the header with the named top-level members of its
 // document left out, keeping the map of every other byte to the record.
-func (h *header) without(names []string) *header {
+func (h *header) without(hidden []Hidden) *header {
 	nh := *h
 	nh.doc = []byte{'{'}
 	nh.segs = nil
 	gjson.ParseBytes(h.doc).ForEach(func(k, v gjson.Result) bool {
-		if slices.Contains(names, k.String()) {
+		if slices.ContainsFunc(hidden, func(x Hidden) bool { return x.Member == k.String() }) {
 			return true
 		}
 		if len(nh.doc) > 1 {
@@ -175,8 +184,8 @@ func joinPath(comps []string) string { return strings.Join(comps, ".") }
 // logHeader reads the header of a request/header event.
 func logHeader(src []byte, line int) (*header, error) {
 	root := gjson.Parse(string(src))
-	data := root.Get("data")
-	hdr := data.Get("header")
+	data := lookup(root, "data")
+	hdr := lookup(data, "header")
 	if !hdr.IsObject() {
 		return nil, fmt.Errorf("request/header event has no header object")
 	}
@@ -187,9 +196,9 @@ func logHeader(src []byte, line int) (*header, error) {
 		doc:      []byte(hdr.Raw),
 		segs:     []segment{{0, hdr.Index, len(hdr.Raw)}},
 		wireBase: "data.header",
-		reason:   data.Get("reason").String(),
-		turn:     int(data.Get("turn").Int()),
-		step:     int(data.Get("step").Int()),
+		reason:   lookup(data, "reason").String(),
+		turn:     int(lookup(data, "turn").Int()),
+		step:     int(lookup(data, "step").Int()),
 	}
 	return h, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -12,7 +13,8 @@ import (
 // WriteJSON writes r as one JSON object and a newline:
 //
 //	{"identical": bool, "first": {"index": N, "path": "...", "kinds": [...], ...} | null,
-//	 "laterDiffering": N, "headers": {"a": N, "b": N}}
+//	 "laterDiffering": N, "headers": {"a": N, "b": N},
+//	 "notCompared": [{"member": "system"|"tools", "in": ["A"|"B", …]}, …]}
 //
 // The members of "first" are those of [Difference].
 func (r *Result) WriteJSON(w io.Writer) error {
@@ -32,6 +34,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	p := &printer{w: w}
 	if r.Identical {
 		p.f("identical: %d headers\n", r.Headers.A)
+		p.notCompared(r.NotCompared)
 		return p.err
 	}
 	d := r.First
@@ -106,7 +109,30 @@ func (r *Result) WriteText(w io.Writer) error {
 		p.f("  likely cause: %s\n", d.Cause)
 	}
 	p.f("later headers differing: %d (headers: A %d, B %d)\n", r.LaterDiffering, r.Headers.A, r.Headers.B)
+	p.notCompared(r.NotCompared)
 	return p.err
+}
+
+// notCompared says which members a templated log kept out of the
+// comparison, for example "not compared: system, tools (templated in A)".
+func (p *printer) notCompared(hs []Hidden) {
+	if len(hs) == 0 {
+		return
+	}
+	parts := make([]string, len(hs))
+	same := true
+	for i, h := range hs {
+		parts[i] = h.Member
+		same = same && slices.Equal(h.In, hs[0].In)
+	}
+	if same {
+		p.f("not compared: %s (templated in %s)\n", strings.Join(parts, ", "), strings.Join(hs[0].In, " and "))
+		return
+	}
+	for i, h := range hs {
+		parts[i] = fmt.Sprintf("%s (templated in %s)", h.Member, strings.Join(h.In, " and "))
+	}
+	p.f("not compared: %s\n", strings.Join(parts, ", "))
 }
 
 type printer struct {

@@ -31,6 +31,20 @@ type Result struct {
 	LaterDiffering int `json:"laterDiffering"`
 	// Headers counts the headers read from each input.
 	Headers Counts `json:"headers"`
+	// NotCompared lists the header members left out of the comparison
+	// because a templated log holds a placeholder for them ("<<system>>",
+	// "<<tools>>"), so that Identical never hides what was not compared;
+	// empty when everything was compared.
+	NotCompared []Hidden `json:"notCompared"`
+}
+
+// Hidden is a header member that a templated log holds as a placeholder,
+// and so was compared on neither side.
+type Hidden struct {
+	// Member is "system" or "tools".
+	Member string `json:"member"`
+	// In lists the inputs holding the placeholder: "A", "B" or both.
+	In []string `json:"in"`
 }
 
 // Counts holds one number per input.

@@ -132,7 +132,7 @@ func classify(src []byte) (isEvent, isHeader bool, err error) {
 		return false, false, err
 	}
 	root := gjson.Parse(string(src))
-	typ, data := root.Get("type"), root.Get("data")
+	typ, data := lookup(root, "type"), lookup(root, "data")
 	if !root.IsObject() || !typ.Exists() || !data.Exists() {
 		return false, false, nil
 	}

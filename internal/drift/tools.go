@@ -11,8 +11,8 @@ import (
 // (OpenAI Chat) or custom.name, else its type (built-in tools), else its
 // first member's key (Gemini built-ins), else "#i".
 func toolName(t gjson.Result, i int) string {
-	for _, p := range [...]string{"name", "function.name", "custom.name", "type"} {
-		if v := t.Get(p); v.Type == gjson.String {
+	for _, p := range [...][]string{{"name"}, {"function", "name"}, {"custom", "name"}, {"type"}} {
+		if v := lookup(t, p...); v.Type == gjson.String {
 			return v.Str
 		}
 	}
@@ -42,11 +42,21 @@ func toolNames(ts []gjson.Result) []string {
 // tools whose position changed when they are no more; matched tools are compared as
 // values. Differences are emitted position by position, so the first one
 // is the first position whose tool differs.
-func (w *walker) toolList(comps []string, ta, tb []gjson.Result) {
+//
+// a and b are the tools arrays; either may be absent (the zero Result).
+func (w *walker) toolList(comps []string, a, b gjson.Result) {
+	before := w.total
+	ta, tb := a.Array(), b.Array()
 	na, nb := toolNames(ta), toolNames(tb)
 	if slices.Equal(na, nb) {
+		if a.Exists() && b.Exists() {
+			w.layout(comps, a, b, "")
+		}
 		for i := range ta {
 			w.value(child(comps, strconv.Itoa(i)), ta[i], tb[i], na[i])
+		}
+		if w.total == before && a.Exists() && b.Exists() {
+			w.whitespace(comps, a, b, "")
 		}
 		return
 	}

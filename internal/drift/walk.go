@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/headergold/headergold/internal/canon"
@@ -112,7 +113,7 @@ func (w *walker) value(comps []string, a, b gjson.Result, tool string) {
 	}
 	switch ka {
 	case int(gjson.String):
-		if a.Str == b.Str {
+		if a.Str == b.Str && sameText(a.Raw, b.Raw) {
 			w.escaping(comps, a, b, tool)
 		} else {
 			w.contentDiff(comps, a, b, tool, "")
@@ -133,97 +134,193 @@ func (w *walker) value(comps []string, a, b gjson.Result, tool string) {
 	}
 }
 
-type member struct{ key, val gjson.Result }
-
-func members(v gjson.Result) []member {
-	var ms []member
-	v.ForEach(func(k, v gjson.Result) bool {
-		ms = append(ms, member{k, v})
-		return true
-	})
-	return ms
+// member is one member of an object as JSON.parse keeps it: the first
+// occurrence of a key fixes its position, the last one its value.
+type member struct {
+	key  gjson.Result // the key of the first occurrence
+	val  gjson.Result // the value of the last occurrence
+	last gjson.Result // the key of the last occurrence
+	// dropped holds the earlier occurrences of a key written more than
+	// once, key and value, whose values JSON.parse discards.
+	dropped []gjson.Result
 }
 
-// object compares two objects member by member, in A's order.
+// members returns the members of an object as JSON.parse reads them, in
+// order, and whether any key is written more than once.
+func members(v gjson.Result) ([]member, bool) {
+	var ms []member
+	var at map[string]int
+	dup := false
+	v.ForEach(func(k, val gjson.Result) bool {
+		if at == nil {
+			at = map[string]int{}
+		}
+		if i, seen := at[k.Str]; seen {
+			m := &ms[i]
+			m.dropped = append(m.dropped, occurrence(v, m.last, m.val))
+			m.val, m.last = val, k
+			dup = true
+			return true
+		}
+		at[k.Str] = len(ms)
+		ms = append(ms, member{key: k, val: val, last: k})
+		return true
+	})
+	return ms, dup
+}
+
+// occurrence returns the bytes of one member of obj, from its key k to the
+// end of its value val, as a result located in the document.
+func occurrence(obj, k, val gjson.Result) gjson.Result {
+	start, end := k.Index-obj.Index, val.Index-obj.Index+len(val.Raw)
+	return gjson.Result{Type: gjson.JSON, Raw: obj.Raw[start:end], Index: k.Index}
+}
+
+// lookup follows keys from v as JSON.parse reads objects: where a key is
+// written more than once, its last value counts (gjson's Get takes the
+// first). It returns the zero Result when a key is missing or a value on
+// the way is not an object.
+func lookup(v gjson.Result, keys ...string) gjson.Result {
+	for _, key := range keys {
+		if !v.IsObject() {
+			return gjson.Result{}
+		}
+		var found gjson.Result
+		v.ForEach(func(k, val gjson.Result) bool {
+			if k.Str == key {
+				found = val
+			}
+			return true
+		})
+		v = found
+	}
+	return v
+}
+
+// sameDropped reports whether two members drop the same earlier
+// occurrences, byte for byte.
+func sameDropped(a, b member) bool {
+	return slices.EqualFunc(a.dropped, b.dropped, func(x, y gjson.Result) bool { return x.Raw == y.Raw })
+}
+
+// object compares two objects member by member. Members are matched by
+// decoded key; a key written more than once counts with its last value,
+// as JSON.parse reads it, and its earlier occurrences are an encoding
+// difference ("duplicate key") unless both sides drop the same bytes.
+//
+// The members are visited in a merge of both orders that does not depend
+// on which side is A: of the next unvisited member of each side, the one at
+// the lower position comes first (the lower key on a tie), so that
+// comparing B with A reports the same first difference.
 func (w *walker) object(comps []string, a, b gjson.Result, tool string) {
 	before := w.total
-	ma, mb := members(a), members(b)
-	queue := map[string][]int{}
+	ma, dupA := members(a)
+	mb, dupB := members(b)
+	index := make(map[string]int, len(mb))
 	for j, m := range mb {
-		queue[m.key.Str] = append(queue[m.key.Str], j)
+		index[m.key.Str] = j
 	}
-	matchA := make([]int, len(ma))
-	matchedB := make([]bool, len(mb))
+	matchA, matchB := make([]int, len(ma)), make([]int, len(mb))
+	for j := range matchB {
+		matchB[j] = -1
+	}
 	for i, m := range ma {
 		matchA[i] = -1
-		if q := queue[m.key.Str]; len(q) > 0 {
-			matchA[i], queue[m.key.Str] = q[0], q[1:]
-			matchedB[q[0]] = true
+		if j, ok := index[m.key.Str]; ok {
+			matchA[i], matchB[j] = j, i
 		}
 	}
-	// The first place where the common keys come in another order.
+	// The first rank at which the common keys come in another order.
 	orderA, orderB := -1, -1
-	j := 0
-	for i := range ma {
-		if matchA[i] < 0 {
-			continue
+	for i, j := 0, 0; i < len(ma) && j < len(mb); i, j = i+1, j+1 {
+		for i < len(ma) && matchA[i] < 0 {
+			i++
 		}
-		for j < len(mb) && !matchedB[j] {
+		for j < len(mb) && matchB[j] < 0 {
 			j++
 		}
-		if matchA[i] != j {
+		if i < len(ma) && j < len(mb) && matchA[i] != j {
 			orderA, orderB = i, j
 			break
 		}
-		j++
 	}
-	if orderA < 0 && len(ma) == len(mb) {
+	if orderA >= 0 {
+		ka, kb := ma[orderA].key, mb[orderB].key
+		oa, ob := w.offsets(ka.Index, kb.Index)
+		w.encodingDiff(comps, tool, "key order", oa, ob, ka.Raw, kb.Raw)
+	} else if len(ma) == len(mb) && !dupA && !dupB {
 		w.layout(comps, a, b, tool)
 	}
 	root := len(comps) == 0
-	for i, m := range ma {
-		if i == orderA {
-			ka, kb := m.key, mb[orderB].key
-			oa, ob := w.offsets(ka.Index, kb.Index)
-			w.encodingDiff(comps, tool, "key order", oa, ob, ka.Raw, kb.Raw)
+	doneA, doneB := make([]bool, len(ma)), make([]bool, len(mb))
+	for i, j := 0, 0; ; {
+		for i < len(ma) && doneA[i] {
+			i++
 		}
-		at := child(comps, gjson.Escape(m.key.Str))
-		if matchA[i] < 0 {
-			if root && m.key.Str == "tools" && m.val.IsArray() {
-				w.toolList(at, m.val.Array(), nil)
-				continue
+		for j < len(mb) && doneB[j] {
+			j++
+		}
+		if i == len(ma) && j == len(mb) {
+			break
+		}
+		takeA := j == len(mb) || i < len(ma) && (i < j || i == j && ma[i].key.Str <= mb[j].key.Str)
+		switch {
+		case takeA && matchA[i] < 0:
+			doneA[i] = true
+			w.onlyMember(child(comps, gjson.Escape(ma[i].key.Str)), ma[i], true, root, tool)
+		case !takeA && matchB[j] < 0:
+			doneB[j] = true
+			w.onlyMember(child(comps, gjson.Escape(mb[j].key.Str)), mb[j], false, root, tool)
+		default:
+			x, y := i, matchA[i]
+			if !takeA {
+				x, y = matchB[j], j
 			}
-			oa, _ := w.offsets(m.key.Index, -1)
-			w.emit(at, Diff{Kind: Content, Tool: tool, Note: "removed member", OffsetA: oa, OffsetB: -1})
-			w.setContent(at, m.val, gjson.Result{}, tool)
-			continue
+			doneA[x], doneB[y] = true, true
+			w.bothMember(child(comps, gjson.Escape(ma[x].key.Str)), ma[x], mb[y], root, tool)
 		}
-		kb, vb := mb[matchA[i]].key, mb[matchA[i]].val
-		if m.key.Raw != kb.Raw { // the same key, escaped another way
-			w.escaping(at, m.key, kb, tool)
-		}
-		if root && m.key.Str == "tools" && m.val.IsArray() && vb.IsArray() {
-			w.toolList(at, m.val.Array(), vb.Array())
-			continue
-		}
-		w.value(at, m.val, vb, tool)
-	}
-	for j, m := range mb {
-		if matchedB[j] {
-			continue
-		}
-		at := child(comps, gjson.Escape(m.key.Str))
-		if root && m.key.Str == "tools" && m.val.IsArray() {
-			w.toolList(at, nil, m.val.Array())
-			continue
-		}
-		_, ob := w.offsets(-1, m.key.Index)
-		w.emit(at, Diff{Kind: Content, Tool: tool, Note: "added member", OffsetA: -1, OffsetB: ob})
-		w.setContent(at, gjson.Result{}, m.val, tool)
 	}
 	if w.total == before {
 		w.whitespace(comps, a, b, tool)
 	}
+}
+
+// onlyMember records a member present in A only (inA) or in B only. At the
+// root of the header, a tools list on one side only is its tools removed
+// or added.
+func (w *walker) onlyMember(at []string, m member, inA, root bool, tool string) {
+	if root && m.key.Str == "tools" && m.val.IsArray() && len(m.val.Array()) > 0 {
+		if inA {
+			w.toolList(at, m.val, gjson.Result{})
+		} else {
+			w.toolList(at, gjson.Result{}, m.val)
+		}
+		return
+	}
+	if inA {
+		oa, _ := w.offsets(m.key.Index, -1)
+		w.emit(at, Diff{Kind: Content, Tool: tool, Note: "removed member", OffsetA: oa, OffsetB: -1})
+		w.setContent(at, m.val, gjson.Result{}, tool)
+		return
+	}
+	_, ob := w.offsets(-1, m.key.Index)
+	w.emit(at, Diff{Kind: Content, Tool: tool, Note: "added member", OffsetA: -1, OffsetB: ob})
+	w.setContent(at, gjson.Result{}, m.val, tool)
+}
+
+// bothMember compares a member present on both sides.
+func (w *walker) bothMember(at []string, ma, mb member, root bool, tool string) {
+	if !sameDropped(ma, mb) {
+		w.duplicate(at, ma, mb, tool)
+	}
+	if ma.key.Raw != mb.key.Raw { // the same key, escaped another way
+		w.escaping(at, ma.key, mb.key, tool)
+	}
+	if root && ma.key.Str == "tools" && ma.val.IsArray() && mb.val.IsArray() {
+		w.toolList(at, ma.val, mb.val)
+		return
+	}
+	w.value(at, ma.val, mb.val, tool)
 }
 
 // array compares two arrays element by element.
@@ -305,6 +402,22 @@ func (w *walker) whitespace(comps []string, a, b gjson.Result, tool string) {
 	w.encodingDiff(comps, tool, "whitespace", oa, ob, snippet(a.Raw, k), snippet(b.Raw, k))
 }
 
+// duplicate records that a key is written more than once on one side, or
+// on both with other discarded occurrences; the offsets point at the first
+// discarded occurrence of each side (-1 when it has none).
+func (w *walker) duplicate(comps []string, a, b member, tool string) {
+	da, db := -1, -1
+	var ba, bb string
+	if len(a.dropped) > 0 {
+		da, ba = a.dropped[0].Index, a.dropped[0].Raw
+	}
+	if len(b.dropped) > 0 {
+		db, bb = b.dropped[0].Index, b.dropped[0].Raw
+	}
+	oa, ob := w.offsets(da, db)
+	w.encodingDiff(comps, tool, "duplicate key", oa, ob, shorten(ba), shorten(bb))
+}
+
 // escaping records two strings with equal text and other escapes.
 func (w *walker) escaping(comps []string, a, b gjson.Result, tool string) {
 	k := commonPrefix(a.Raw, b.Raw)
@@ -345,9 +458,11 @@ func (w *walker) setContent(comps []string, a, b gjson.Result, tool string) {
 	} else if tool != "" {
 		c.Tool = tool
 	}
-	if a.Type == gjson.String && b.Type == gjson.String {
+	if a.Type == gjson.String && b.Type == gjson.String && a.Str != b.Str {
+		// k may be the length of the shorter string (one is a prefix of
+		// the other); back up to a character boundary of both.
 		k := commonPrefix(a.Str, b.Str)
-		for k > 0 && !utf8.RuneStart(a.Str[k]) {
+		for k > 0 && (k < len(a.Str) && !utf8.RuneStart(a.Str[k]) || k < len(b.Str) && !utf8.RuneStart(b.Str[k])) {
 			k--
 		}
 		c.Strings = true
@@ -453,4 +568,70 @@ func tokenLen(raw string, i int) int {
 		return 6
 	}
 	return min(2, len(raw)-i)
+}
+
+// sameText reports whether two JSON strings (raw, with quotes) hold the
+// same text as JavaScript reads it. gjson decodes a lone surrogate escape
+// to U+FFFD, so "\ud800" and "\ud801" look equal to it; JSON.parse keeps
+// both code units, and so does this comparison.
+func sameText(a, b string) bool {
+	if !strings.Contains(a, `\u`) && !strings.Contains(b, `\u`) {
+		return true // no escape can hide a surrogate
+	}
+	return jsText(a) == jsText(b)
+}
+
+// jsText decodes a JSON string (raw, with quotes) into its UTF-16 code
+// units, written as a string of 16-bit values for comparison.
+func jsText(raw string) string {
+	if len(raw) < 2 {
+		return raw
+	}
+	var units []uint16
+	body := raw[1 : len(raw)-1]
+	for i := 0; i < len(body); {
+		if body[i] != '\\' {
+			r, size := utf8.DecodeRuneInString(body[i:])
+			units = utf16.AppendRune(units, r)
+			i += size
+			continue
+		}
+		if i+1 >= len(body) {
+			break
+		}
+		if body[i+1] != 'u' || i+6 > len(body) {
+			units = append(units, uint16(unescapeByte(body[i+1])))
+			i += 2
+			continue
+		}
+		u, err := strconv.ParseUint(body[i+2:i+6], 16, 16)
+		if err != nil {
+			u = utf8.RuneError
+		}
+		units = append(units, uint16(u))
+		i += 6
+	}
+	var b strings.Builder
+	for _, u := range units {
+		b.WriteByte(byte(u >> 8))
+		b.WriteByte(byte(u))
+	}
+	return b.String()
+}
+
+// unescapeByte returns the character a one-letter JSON escape stands for.
+func unescapeByte(c byte) byte {
+	switch c {
+	case 'b':
+		return '\b'
+	case 'f':
+		return '\f'
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	}
+	return c // \" \\ \/
 }
