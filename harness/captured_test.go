@@ -1,0 +1,293 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// testAgent is an in-process agent on the Anthropic Messages API over
+// plain net/http: it offers its tools, runs what the model calls and
+// sends the results back until the model answers with text. With
+// TOOLS=map its tool list follows Go map iteration.
+func testAgent(ctx context.Context, s *Session) error {
+	tools := map[string]string{"read_file": "Read a file.", "write_file": "Write a file.", "grep": "Search files.",
+		"list_dir": "List a directory.", "run_tests": "Run the tests.", "git_diff": "Show the diff."}
+	var list []map[string]any
+	for name, desc := range tools {
+		list = append(list, map[string]any{"name": name, "description": desc, "input_schema": json.RawMessage(`{"type":"object"}`)})
+	}
+	if s.Getenv("TOOLS") != "map" {
+		sort.Slice(list, func(i, j int) bool { return list[i]["name"].(string) < list[j]["name"].(string) })
+	}
+	msgs := []any{map[string]any{"role": "user", "content": s.Getenv("PROMPT")}}
+	for range 10 {
+		body, err := json.Marshal(map[string]any{"model": "claude-test", "max_tokens": 100, "system": "Be brief <always>.",
+			"tools": list, "messages": msgs})
+		if err != nil {
+			return err
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.AnthropicBaseURL+s.Getenv("PATH_SUFFIX")+"/v1/messages", bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("x-api-key", s.Getenv("ANTHROPIC_API_KEY"))
+		resp, err := s.HTTPClient.Do(req)
+		if err != nil {
+			return err
+		}
+		data, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode != 200 {
+			return fmt.Errorf("HTTP %d: %s", resp.StatusCode, data)
+		}
+		var reply struct {
+			Content    []map[string]any `json:"content"`
+			StopReason string           `json:"stop_reason"`
+		}
+		if err := json.Unmarshal(data, &reply); err != nil {
+			return err
+		}
+		msgs = append(msgs, map[string]any{"role": "assistant", "content": reply.Content})
+		if reply.StopReason != "tool_use" {
+			return nil
+		}
+		var results []any
+		for _, c := range reply.Content {
+			if c["type"] == "tool_use" {
+				results = append(results, map[string]any{"type": "tool_result", "tool_use_id": c["id"], "content": "done: " + c["name"].(string)})
+			}
+		}
+		msgs = append(msgs, map[string]any{"role": "user", "content": results})
+	}
+	return fmt.Errorf("no answer after 10 steps")
+}
+
+// capturedFixture is a captured scenario for testAgent.
+func capturedFixture(env string, extra string) string {
+	return `{
+  "description": "an in-process agent reads a file",
+  "agent": {"env": {` + env + `}},` + extra + `
+  "replies": [
+    {"text": "Reading it.", "toolCalls": [{"id": "toolu_1", "name": "read_file", "arguments": {"path": "go.mod"}}, {"id": "toolu_2", "name": "grep", "arguments": {}}]},
+    {"text": "It is a Go module."}
+  ]
+}
+`
+}
+
+// capturedSuite writes fixtures into a temp layout and loads it with
+// testAgent as the in-process agent.
+func capturedSuite(t *testing.T, fixtures map[string]string) (*Suite, Options) {
+	t.Helper()
+	dir := t.TempDir()
+	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1, Agent: testAgent}
+	for _, d := range []string{opts.Fixtures, opts.Golden} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, src := range fixtures {
+		writeFile(t, filepath.Join(opts.Fixtures, name+".json"), src)
+	}
+	return mustLoad(t, opts), opts
+}
+
+func TestCapturedInProcessRecordReplay(t *testing.T) {
+	s, opts := capturedSuite(t, map[string]string{
+		"pinned": strings.Replace(capturedFixture(`"PROMPT": "What is in go.mod?"`, ""), `"description"`, `"pin": true, "description"`, 1),
+		"plain":  capturedFixture(`"PROMPT": "What is in go.mod?"`, ` "runs": 20,`),
+	})
+	if _, failed, err := s.Record(RecordOptions{}); err != nil {
+		t.Fatalf("record: %v %v", err, failed)
+	}
+	s = mustLoad(t, opts)
+	for _, name := range []string{"pinned", "plain"} {
+		if fails := replayOne(t, s, name); len(fails) > 0 {
+			t.Errorf("%s: %v", name, fails)
+		}
+	}
+	golden := string(readFile(t, filepath.Join(opts.Golden, "plain.golden")))
+	for _, want := range []string{`"reason":"initial","format":"anthropic","header":{"config":{"max_tokens":100,"model":"claude-test"},"system":"<<system>>","tools":"<<tools>>"}`,
+		`"type":"capture/reply"`, `"system":"<<system>>","tools":"<<tools>>"}}}`} {
+		if !strings.Contains(golden, want) {
+			t.Errorf("golden log lacks %s:\n%s", want, golden)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(opts.Golden, "plain.tools.json")); err == nil {
+		t.Error("a sidecar beside a scenario that is not pinned")
+	}
+	// The pin's sidecars keep the tokens as the agent sent them:
+	// encoding/json wrote < as \u003c.
+	md := string(readFile(t, filepath.Join(opts.Golden, "pinned.system.md")))
+	if md != "\"Be brief \\u003calways\\u003e.\"\n" {
+		t.Errorf("system.md = %q", md)
+	}
+	tools := readFile(t, filepath.Join(opts.Golden, "pinned.tools.json"))
+	var parsed struct {
+		Initial []struct{ Name string } `json:"initial"`
+	}
+	if err := json.Unmarshal(tools, &parsed); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range parsed.Initial {
+		names = append(names, tl.Name)
+	}
+	if got := strings.Join(names, ","); got != "git_diff,grep,list_dir,read_file,run_tests,write_file" {
+		t.Errorf("pinned tools %s", got)
+	}
+}
+
+func TestCapturedRepeatPassCatchesMapOrder(t *testing.T) {
+	s, _ := capturedSuite(t, map[string]string{
+		"map": capturedFixture(`"PROMPT": "x", "TOOLS": "map"`, ` "runs": 20,`),
+	})
+	out, res := s.Check(s.Fixture("map"))
+	if out == nil {
+		t.Fatalf("no outputs: %v", res.Failures)
+	}
+	f := failureWith(t, res.Failures, CheckRepeat, "differs from run 1: header 1 differs at tools.", "reorder")
+	if f.File != filepath.Join(s.opts.Fixtures, "map.json") {
+		t.Errorf("failure names %s", f.File)
+	}
+}
+
+func TestCapturedValidation(t *testing.T) {
+	cases := map[string]struct{ src, want string }{
+		"reference member beside agent": {`{"description": "d", "agent": {}, "replies": [{"text": "a"}],
+  "turns": []}`, `x.json:2:12: turns: "turns" belongs to the reference agent`},
+		"captured member without agent": {`{"description": "d", "turns": [{"user": "u"}], "runs": 3}`, `x.json:1:56: runs: "runs" belongs to captured scenarios`},
+		"no replies":                    {`{"description": "d", "agent": {"exec": ["true"]}}`, `x.json: a captured scenario needs "replies"`},
+		"runs zero":                     {`{"description": "d", "agent": {}, "runs": 0, "replies": [{"text": "a"}]}`, `x.json:1:43: runs: runs counts from 1`},
+		"duplicate call ids": {`{"description": "d", "agent": {}, "replies": [{"toolCalls": [{"id": "c", "name": "a"}, {"id": "c", "name": "b"}]}]}`,
+			`replies[0].toolCalls[1].id: call id "c" is also toolCalls[0]`},
+		"arguments not an object": {`{"description": "d", "agent": {}, "replies": [{"toolCalls": [{"id": "c", "name": "a", "arguments": [1]}]}]}`,
+			`replies[0].toolCalls[0].arguments: arguments must be a JSON object`},
+		"empty reply":           {`{"description": "d", "agent": {}, "replies": [{}]}`, `replies[0]: a reply needs text, toolCalls or both`},
+		"unknown agent member":  {`{"description": "d", "agent": {"cmd": ["x"]}, "replies": [{"text": "a"}]}`, `x.json:1:32: agent.cmd: unknown field "cmd"`},
+		"bad timeout":           {`{"description": "d", "agent": {"timeout": "soon"}, "replies": [{"text": "a"}]}`, `duration "soon"`},
+		"rule without with":     {`{"description": "d", "agent": {}, "redact": [{"path": "config.x"}], "replies": [{"text": "a"}]}`, `redact[0]: a rule needs "with"`},
+		"rule with both":        {`{"description": "d", "agent": {}, "redact": [{"path": "config.x", "regex": "a", "with": ""}], "replies": [{"text": "a"}]}`, `give path or regex, not both`},
+		"rule with a bad regex": {`{"description": "d", "agent": {}, "redact": [{"regex": "(", "with": ""}], "replies": [{"text": "a"}]}`, `redact[0]: regex: error parsing`},
+		"rule with a bad path":  {`{"description": "d", "agent": {}, "redact": [{"path": "messages.0", "with": ""}], "replies": [{"text": "a"}]}`, `starts with config, system or tools`},
+		"empty exec":            {`{"description": "d", "agent": {"exec": []}, "replies": [{"text": "a"}]}`, `agent.exec: exec needs at least the program`},
+		"duplicate env":         {`{"description": "d", "agent": {"env": {"A": "1", "A": "2"}}, "replies": [{"text": "a"}]}`, `agent.env.A: field "A" appears twice`},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := decodeFixture("x.json", []byte(c.src))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestCapturedAgentFailures(t *testing.T) {
+	sh := func(script string) string {
+		b, _ := json.Marshal([]string{"sh", "-c", script})
+		return string(b)
+	}
+	cases := map[string]struct {
+		fixture string
+		check   Check
+		want    []string
+	}{
+		"exit 1": {`{"description": "d", "agent": {"exec": ` + sh(`echo "bad config" >&2; exit 1`) + `}, "replies": [{"text": "a"}]}`,
+			CheckAgent, []string{"run 1 (GOMAXPROCS=1, PYTHONHASHSEED=1)", "exit status 1", "bad config"}},
+		"timeout": {`{"description": "d", "agent": {"exec": ` + sh(`sleep 30`) + `, "timeout": "300ms"}, "replies": [{"text": "a"}]}`,
+			CheckAgent, []string{"timed out after 300ms; its process group was killed"}},
+		"unused replies": {`{"description": "d", "agent": {"exec": ["true"]}, "replies": [{"text": "a"}]}`,
+			CheckAgent, []string{"1 scripted reply left unused: the agent sent 0 generation request(s), the scenario scripts 1"}},
+		"past the script": {strings.Replace(capturedFixture(`"PROMPT": "x"`, ""), `{"text": "It is a Go module."}`, `{"toolCalls": [{"id": "t3", "name": "grep"}]}`, 1),
+			CheckAgent, []string{"in-process agent, run 1", "request 3 is past the script: the scenario scripts 2 replies"}},
+		"unknown path": {capturedFixture(`"PROMPT": "x", "PATH_SUFFIX": "/api"`, ""),
+			CheckAgent, []string{"HTTP request 1 (POST /api/v1/messages): unknown path"}},
+		"rule never matches": {capturedFixture(`"PROMPT": "x"`, ` "redact": [{"regex": "/home/[a-z]+", "with": "<<home>>"}],`),
+			CheckAgent, []string{`redact[0] (regex "/home/[a-z]+") matched nothing`}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, _ := capturedSuite(t, map[string]string{"x": c.fixture})
+			res := s.Replay(s.Fixture("x"))
+			failureWith(t, res.Failures, c.check, c.want...)
+		})
+	}
+}
+
+func TestCapturedInProcessNeedsAnAgent(t *testing.T) {
+	s, opts := capturedSuite(t, map[string]string{"x": capturedFixture(`"PROMPT": "x"`, "")})
+	opts.Agent = nil
+	s = mustLoad(t, opts)
+	res := s.Replay(s.Fixture("x"))
+	failureWith(t, res.Failures, CheckInvalid, "in-process agent (no agent.exec)", "Options.Agent")
+	if !res.Invalid() {
+		t.Error("a scenario that cannot run here is not invalid")
+	}
+}
+
+func TestCapturedTamperingIsLocated(t *testing.T) {
+	fixture := strings.Replace(capturedFixture(`"PROMPT": "What is in go.mod?"`, ""), `"description"`, `"pin": true, "description"`, 1)
+	s, opts := capturedSuite(t, map[string]string{"p": fixture})
+	if _, failed, err := s.Record(RecordOptions{}); err != nil {
+		t.Fatalf("record: %v %v", err, failed)
+	}
+	golden := filepath.Join(opts.Golden, "p.golden")
+	tools := filepath.Join(opts.Golden, "p.tools.json")
+	system := filepath.Join(opts.Golden, "p.system.md")
+	orig := map[string][]byte{golden: readFile(t, golden), tools: readFile(t, tools), system: readFile(t, system)}
+	cases := []struct {
+		file     string
+		from, to string
+		check    Check
+		want     []string
+	}{
+		{golden, `"What is in go.mod?"`, `"What is in go.sum?"`, CheckGolden, []string{"p.golden:2", "data.body.messages.0.content"}},
+		{golden, `"max_tokens":100`, `"max_tokens":101`, CheckGolden, []string{"p.golden:1", "data.header.config.max_tokens"}},
+		{tools, `"Search files."`, `"Search  files."`, CheckSidecar, []string{"p.tools.json:", "initial.1.description"}},
+		{system, `\u003c`, `<`, CheckSidecar, []string{"p.system.md:1"}},
+	}
+	for _, c := range cases {
+		writeFile(t, c.file, strings.Replace(string(orig[c.file]), c.from, c.to, 1))
+		fails := replayOne(t, mustLoad(t, opts), "p")
+		failureWith(t, fails, c.check, c.want...)
+		writeFile(t, c.file, string(orig[c.file]))
+	}
+	if fails := replayOne(t, mustLoad(t, opts), "p"); len(fails) > 0 {
+		t.Errorf("restored files fail: %v", fails)
+	}
+}
+
+func TestCapturedLogIsRebuiltAndTemplated(t *testing.T) {
+	s, _ := capturedSuite(t, map[string]string{"x": capturedFixture(`"PROMPT": "hi"`, "")})
+	out, res := s.Check(s.Fixture("x"))
+	if !res.Passed() {
+		t.Fatal(res.Failures)
+	}
+	if len(out.Requests) != 2 {
+		t.Fatalf("%d requests, want 2", len(out.Requests))
+	}
+	if !IsTemplated(out.Golden) || IsTemplated(out.Log) {
+		t.Error("golden not templated, or full log already templated")
+	}
+	for i, line := range bytes.Split(bytes.TrimSpace(out.Log), []byte("\n")) {
+		if gjson.GetBytes(line, "type").String() == "request/header" && gjson.GetBytes(line, "data.header.tools.0.name").String() != "git_diff" {
+			t.Errorf("line %d: tools not in the agent's order", i+1)
+		}
+	}
+}
