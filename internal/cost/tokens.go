@@ -5,34 +5,26 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/tiktoken-go/tokenizer"
+	"github.com/tiktoken-go/tokenizer/codec"
 )
 
 // TokenizerName is the vocabulary every count uses.
 const TokenizerName = "o200k_base"
 
 // o200k loads the vocabulary on first use, once per process: building it
-// takes tens of milliseconds and megabytes that a command which never
-// prices a drift should not pay. The codec is immutable once built, so
-// one value serves every goroutine.
-var o200k = sync.OnceValues(func() (tokenizer.Codec, error) {
-	c, err := tokenizer.Get(tokenizer.O200kBase)
-	if err != nil {
-		return nil, fmt.Errorf("cost: loading the %s vocabulary: %w", TokenizerName, err)
-	}
-	return c, nil
-})
+// costs milliseconds and megabytes that a command which never prices a
+// drift should not pay. The codec is immutable once built, so one value serves
+// every goroutine. It comes from the codec package rather than
+// tokenizer.Get, whose switch over every encoding would link all five
+// vocabularies (megabytes more) into the binary.
+var o200k = sync.OnceValue(codec.NewO200kBase)
 
 // CountTokens returns the number of o200k_base tokens in b.
 func CountTokens(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	c, err := o200k()
-	if err != nil {
-		return 0, err
-	}
-	n, err := c.Count(string(b))
+	n, err := o200k().Count(string(b))
 	if err != nil {
 		return 0, fmt.Errorf("cost: counting %d bytes with %s: %w", len(b), TokenizerName, err)
 	}
