@@ -217,3 +217,17 @@ func TestDiffJSONNotCompared(t *testing.T) {
 		t.Fatalf("got %+v\n%s", got, r.stdout)
 	}
 }
+
+// TestDiffHostileInput: nesting past the limit is refused with exit 125,
+// naming the file, the line, the column and the depth.
+func TestDiffHostileInput(t *testing.T) {
+	dir := t.TempDir()
+	ok := `{"model":"m","messages":[],"tools":[{"name":"a","input_schema":{}}]}` + "\n"
+	deep := `{"model":"m","messages":[],"tools":` + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "}\n"
+	a := writeInput(t, dir, "ok.jsonl", ok+ok)
+	b := writeInput(t, dir, "deep.jsonl", ok+deep)
+	r := replay(t, nil, false, "diff", a, b)
+	if r.code != exitCannotRun || !strings.Contains(r.stderr, "deep.jsonl:2:10035: nesting 100001 deep, deeper than the limit of 10000") || r.stdout != "" {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -23,6 +23,9 @@ type Options struct {
 	Format Format
 	// Redact normalises volatile text in both inputs before comparing.
 	Redact []Redaction
+	// MaxRecordSize lowers the size limit of one record (0 keeps
+	// the package's MaxRecordSize; a larger value does not raise it).
+	MaxRecordSize int
 }
 
 // Compare reads the headers of a and b in order, pairs them by index and

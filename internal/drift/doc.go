@@ -94,6 +94,22 @@
 // are read instead of being gathered. Only the first differing header is
 // walked in detail; later ones are compared as bytes.
 //
+// # Limits
+//
+// Two limits make hostile input fail fast instead of exhausting memory or
+// the stack; a record past either is an *[InputError] naming the file,
+// the line (and column) and what was passed:
+//
+//   - [MaxDepth] (10,000, as internal/canon): no record may nest objects
+//     and arrays deeper. The depth of every record that is parsed is
+//     measured first, by one iterative scan, in time linear in the record;
+//     nothing recursive reads a deeper one.
+//   - [MaxRecordSize] (256 MiB): no record held in memory (a line, or a
+//     value spread over lines) may be longer. It is refused as soon as it
+//     is seen to be longer, before the rest is read. [Options].MaxRecordSize
+//     lowers the limit. Events of a session log that are dropped as they
+//     are read (see Streaming) are never held and not limited.
+//
 // # Known limitations
 //
 //   - Byte-identical records after the first are not parsed, so invalid
@@ -115,6 +131,10 @@
 //     as escaping at the member's path.
 //   - A session-log event in the canonical layout is classified by its
 //     first member; a later duplicate "type" member is not seen.
+//   - The walk of the first differing header reads each nested value
+//     with gjson, so a header nested close to MaxDepth costs time in
+//     proportion to its depth times its size (about 0.3 s for a 20 kB
+//     header 10,000 deep); memory stays linear.
 //   - Line and offset name the record's first line and the byte offset
 //     inside the record; for a pretty-printed record the offset still
 //     counts from that first line.

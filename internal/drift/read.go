@@ -60,13 +60,21 @@ type recordReader struct {
 	skip    func(head []byte) bool
 	skipped bool
 	tail    [2 * tailSize]byte
+	limit   int // the longest record held, in bytes
 }
 
 // tailSize is how many bytes of a dropped line next returns.
 const tailSize = 16
 
-func newRecordReader(name string, r io.Reader) *recordReader {
-	return &recordReader{name: name, br: bufio.NewReaderSize(r, readBufferSize)}
+// newRecordReader reads records of at most limit bytes from r.
+func newRecordReader(name string, r io.Reader, limit int) *recordReader {
+	return &recordReader{name: name, br: bufio.NewReaderSize(r, readBufferSize), limit: limit}
+}
+
+// tooLong returns the error of a record that passes the size limit; the
+// record starts on line.
+func (r *recordReader) tooLong(line int) error {
+	return &InputError{File: r.name, Line: line, Err: tooLong(r.limit)}
 }
 
 // readLine returns the next line without its "\n". The slice is valid until
@@ -84,6 +92,11 @@ func (r *recordReader) readLine() ([]byte, error) {
 	if errors.Is(err, bufio.ErrBufferFull) {
 		r.long = appendDoubling(r.long[:0], line)
 		for {
+			// A newline may end the next chunk: the line is at most
+			// limit bytes without it.
+			if len(r.long) > r.limit {
+				return nil, r.tooLong(r.line + 1)
+			}
 			line, err = r.br.ReadSlice('\n')
 			r.long = appendDoubling(r.long, line)
 			if !errors.Is(err, bufio.ErrBufferFull) {
@@ -159,6 +172,9 @@ func (r *recordReader) next() ([]byte, int, error) {
 		if blank(l) {
 			continue
 		}
+		if len(l) > r.limit {
+			return nil, 0, r.tooLong(start)
+		}
 		if r.mode == modeLines {
 			return l, start, nil
 		}
@@ -184,6 +200,9 @@ func (r *recordReader) next() ([]byte, int, error) {
 			}
 			r.acc = append(r.acc, '\n')
 			r.acc = appendDoubling(r.acc, l)
+			if len(r.acc) > r.limit {
+				return nil, 0, r.tooLong(start)
+			}
 			sc.feed(l)
 		}
 		return r.acc, start, nil

@@ -31,7 +31,7 @@ func TestRecordReader(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newRecordReader("in", strings.NewReader(tt.in))
+			r := newRecordReader("in", strings.NewReader(tt.in), MaxRecordSize)
 			var recs []string
 			var lines []int
 			for {

@@ -31,7 +31,7 @@ const (
 )
 
 func newSide(s Source, opts Options) *side {
-	sd := &side{name: s.Name, rr: newRecordReader(s.Name, s.Reader), format: opts.Format, redact: opts.Redact}
+	sd := &side{name: s.Name, rr: newRecordReader(s.Name, s.Reader, recordLimit(opts)), format: opts.Format, redact: opts.Redact}
 	switch opts.Format {
 	case FormatAuto, "":
 		sd.format = FormatAuto
@@ -152,8 +152,12 @@ func hasEventSuffix(src []byte) bool {
 	return n >= 2 && src[n-2] == '}' && src[n-1] == '}'
 }
 
-// validate checks that src is one JSON value.
+// validate checks that src is one JSON value no deeper than MaxDepth. The
+// depth is checked first: gjson's validation recurses.
 func validate(src []byte) error {
+	if err := checkDepth(src); err != nil {
+		return err
+	}
 	if gjson.ValidBytes(src) {
 		return nil
 	}
@@ -169,6 +173,11 @@ func (s *side) errorAt(src []byte, line int, err error) error {
 	var se *canon.SyntaxError
 	if errors.As(err, &se) {
 		return &InputError{File: s.name, Line: line + se.Line - 1, Column: se.Column, Err: fmt.Errorf("invalid JSON: %s", se.Msg)}
+	}
+	var le *limitError
+	if errors.As(err, &le) {
+		l, c := position(src, le.Offset)
+		return &InputError{File: s.name, Line: line + l - 1, Column: c, Err: err}
 	}
 	return &InputError{File: s.name, Line: line, Err: err}
 }

@@ -31,7 +31,9 @@ type walker struct {
 func describe(index int, a, b *header, nameA, nameB string) *Difference {
 	w := &walker{a: a, b: b, kinds: map[Kind]bool{}, diffs: []Diff{}}
 	ra, rb := gjson.Parse(string(a.doc)), gjson.Parse(string(b.doc))
-	w.value(nil, ra, rb, "")
+	// One path stack for the whole walk, deep enough for any path.
+	depth := max(nesting(a.doc), nesting(b.doc))
+	w.value(make([]string, 0, depth+1), ra, rb, "")
 	d := &Difference{
 		Index:    index,
 		A:        Side{File: nameA, Line: a.line, Format: a.format, Reason: a.reason, Turn: a.turn, Step: a.step, Offset: -1},
@@ -62,11 +64,16 @@ func describe(index int, a, b *header, nameA, nameB string) *Difference {
 	return d
 }
 
-// emit records one difference at the path comps.
+// emit records one difference at the path comps. Only the differences
+// kept get their path written out, so that a header with very many
+// differences deep down costs no more than the walk.
 func (w *walker) emit(comps []string, d Diff) {
-	d.Path = joinPath(comps)
 	w.kinds[d.Kind] = true
 	w.total++
+	if w.first != nil && len(w.diffs) >= MaxDiffs {
+		return
+	}
+	d.Path = joinPath(comps)
 	if w.first == nil {
 		w.first = &d
 		w.firstAt = slices.Clone(comps)
@@ -97,8 +104,13 @@ func kindOf(v gjson.Result) int {
 	return int(v.Type)
 }
 
+// child returns the path of key inside comps. Paths are one stack: comps
+// has room for the deepest path of the walk, so a child is written in
+// place, without copying its parent (copying made the walk's memory grow
+// with the square of the depth). A path is therefore valid only until the
+// next sibling's is made; whatever keeps one copies it.
 func child(comps []string, key string) []string {
-	return append(slices.Clip(comps), key)
+	return append(comps, key)
 }
 
 // value compares two values at comps; tool names the tool they are in.

@@ -1,0 +1,105 @@
+package drift
+
+import (
+	"bytes"
+	"fmt"
+	"unicode/utf8"
+)
+
+// MaxDepth is the deepest nesting of objects and arrays a record may have,
+// the limit internal/canon uses too. The comparison walks values
+// recursively; a record nested deeper is refused, found by an iterative
+// scan before anything recursive reads it, so that no input can exhaust
+// the stack or make the walk's cost grow with the square of its depth.
+const MaxDepth = 10000
+
+// MaxRecordSize is the largest record, in bytes, that is held in memory to
+// be compared: a line of JSON Lines, or a value spread over several lines.
+// A longer one is refused as soon as it is seen to be longer, before more
+// of it is read. Events of a session log that are dropped as they are read
+// (see the package documentation) are not held and not limited.
+const MaxRecordSize = 256 << 20
+
+// limitError is a record past one of the limits, at byte Offset of it.
+type limitError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *limitError) Error() string { return e.Msg }
+
+// checkDepth returns a *limitError when src nests objects and arrays
+// deeper than MaxDepth, naming the deepest nesting it holds and where the
+// limit is first passed.
+func checkDepth(src []byte) error {
+	deepest, at := scanDepth(src)
+	if at < 0 {
+		return nil
+	}
+	return &limitError{Offset: at, Msg: fmt.Sprintf("nesting %d deep, deeper than the limit of %d", deepest, MaxDepth)}
+}
+
+// nesting returns the deepest nesting of objects and arrays in src.
+func nesting(src []byte) int {
+	deepest, _ := scanDepth(src)
+	return deepest
+}
+
+// scanDepth reads src once, without recursion, and returns its deepest
+// nesting and the offset of the first bracket deeper than MaxDepth (-1 if
+// none). Brackets inside strings do not count.
+func scanDepth(src []byte) (deepest, at int) {
+	depth := 0
+	at = -1
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '"':
+			for i++; i < len(src); i++ {
+				j := bytes.IndexAny(src[i:], `"\`)
+				if j < 0 {
+					i = len(src)
+					break
+				}
+				i += j
+				if src[i] == '"' {
+					break
+				}
+				i++ // the escaped byte
+			}
+		case '{', '[':
+			depth++
+			if depth > deepest {
+				deepest = depth
+				if depth > MaxDepth && at < 0 {
+					at = i
+				}
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return deepest, at
+}
+
+// position returns the 1-based line and column (in characters) of byte
+// off of src.
+func position(src []byte, off int) (line, col int) {
+	off = min(off, len(src))
+	line = 1 + bytes.Count(src[:off], []byte{'\n'})
+	start := bytes.LastIndexByte(src[:off], '\n') + 1
+	return line, 1 + utf8.RuneCount(src[start:off])
+}
+
+// recordLimit returns the record size limit of opts: MaxRecordSize unless
+// opts lowers it.
+func recordLimit(opts Options) int {
+	if opts.MaxRecordSize > 0 && opts.MaxRecordSize < MaxRecordSize {
+		return opts.MaxRecordSize
+	}
+	return MaxRecordSize
+}
+
+// tooLong is the error for a record longer than limit bytes.
+func tooLong(limit int) error {
+	return fmt.Errorf("record longer than %d bytes, the limit (MaxRecordSize is %d)", limit, MaxRecordSize)
+}
