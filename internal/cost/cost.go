@@ -30,8 +30,11 @@ type Request struct {
 // config or messages) and a byte offset into that segment's bytes. The
 // offset is ignored for config, which has no bytes in a [Request].
 type Place struct {
+	// Segment is Tools, System, Config or Messages.
 	Segment string
-	Offset  int
+	// Offset is the byte offset of the first differing byte in the
+	// segment; the segment's length when the other side only adds to it.
+	Offset int
 }
 
 // Cache is the cost of a drift; its JSON members are exactly: provider,
@@ -59,10 +62,12 @@ type Cache struct {
 	// MinCacheable is the provider's shortest cacheable prefix for the
 	// model, in tokens; 0 where none is documented.
 	MinCacheable int `json:"minCacheable"`
-	// BelowMinimum is KeptTokens < MinCacheable: the prefix that is
-	// still identical is too short for the provider to cache at all, so
-	// the next request pays for every token as uncached input, and the
-	// KeptTokens are not actually saved.
+	// BelowMinimum is KeptTokens < MinCacheable: the prefix that is still
+	// identical after the difference is too short for the provider to
+	// cache at all, so the next request reads nothing from the cache.
+	// ExtraInputTokens counts only LostTokens; in this case it understates
+	// the cost by up to KeptTokens × (WriteMultiplier − ReadMultiplier).
+	// With no documented minimum (MinCacheable 0) it is always false.
 	BelowMinimum bool `json:"belowMinimum"`
 	// WriteMultiplier and ReadMultiplier are the prices of a cache write
 	// and a cache read, in units of the base input-token price.
@@ -78,9 +83,9 @@ type Cache struct {
 	Source    string `json:"source"`
 }
 
-// Estimate prices the first difference of a request at place at: it
-// renders the segments in the provider's order and counts tokens before
-// and after the difference.
+// Estimate prices a drift of request r whose first difference is at: it
+// takes the segments in the provider's render order and counts the tokens
+// before and after the difference.
 //
 // Counts are of the body's JSON bytes, escapes and all, not of the text
 // the provider renders from them (its chat template, tool formatting and

@@ -299,3 +299,47 @@ func TestEstimateConcurrently(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestEstimateEveryFormat prices a drift in the middle of every segment
+// of every corpus body whose model the table knows, in all four formats.
+func TestEstimateEveryFormat(t *testing.T) {
+	for _, tc := range []struct {
+		file     string
+		format   wire.Format
+		messages string // the conversation member ("" to leave it out)
+		model    string // for bodies that do not name one
+		known    int    // bodies whose model the table knows
+	}{
+		{"anthropic-messages.jsonl", wire.Anthropic, "messages", "claude-sonnet-4-6", 24},
+		// OpenAI Chat's system part is the leading messages: the rest of
+		// the array is not split out here, so the conversation is left out.
+		// Not known: deepseek-reasoner (twice), gpt-4 and gpt-3.5-turbo.
+		{"openai-chat.jsonl", wire.OpenAIChat, "", "gpt-4o", 20},
+		{"openai-responses.jsonl", wire.OpenAIResponses, "input", "gpt-4o", 24},
+		{"gemini.jsonl", wire.Gemini, "contents", "gemini-2.5-flash", 24},
+	} {
+		known := 0
+		for i, r := range corpusRequests(t, tc.file, tc.format, tc.messages) {
+			if tc.messages == "" {
+				r.Messages = nil
+			}
+			if r.Model == "" {
+				r.Model = tc.model
+			}
+			if _, err := RateFor(r.Format, r.Model); err != nil {
+				continue
+			}
+			known++
+			for _, at := range []Place{{Tools, len(r.Tools) / 2}, {System, len(r.System) / 2}, {Messages, len(r.Messages) / 2}, {Config, 0}} {
+				c := mustEstimate(t, r, at)
+				if c.HeaderTokens == 0 || c.KeptTokens+c.LostTokens < c.HeaderTokens {
+					t.Errorf("%s line %d (%s) at %+v: header %d kept %d lost %d", tc.file, i+1, r.Model, at,
+						c.HeaderTokens, c.KeptTokens, c.LostTokens)
+				}
+			}
+		}
+		if known != tc.known {
+			t.Errorf("%s: the table knows the model of %d bodies, want %d", tc.file, known, tc.known)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package cost
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/headergold/headergold/internal/wire"
@@ -25,10 +26,10 @@ const (
 
 // The providers of [Rate.Provider].
 const (
-	Anthropic = "anthropic"
-	OpenAI    = "openai" // both openai-chat and openai-responses
-	Gemini    = "gemini"
-	DeepSeek  = "deepseek" // served in the openai-chat and anthropic formats
+	Anthropic = "anthropic" // Claude models
+	OpenAI    = "openai"    // GPT models, in openai-chat and openai-responses alike
+	Gemini    = "gemini"    // Gemini models
+	DeepSeek  = "deepseek"  // DeepSeek models, served in the openai-chat and anthropic formats
 )
 
 // TableAsOf is when the table was last compiled; each row carries the date
@@ -40,7 +41,7 @@ const TableAsOf = "2026-12-01"
 // it caches and what cache writes and reads cost in units of the model's
 // base input-token price.
 type Rate struct {
-	// Provider is who serves the models (see the constants above).
+	// Provider serves the models: Anthropic, OpenAI, Gemini or DeepSeek.
 	Provider string
 	// Family names the models in words, as the source does.
 	Family string
@@ -249,7 +250,10 @@ var table = []Rate{
 // Table returns a copy of the rate table, for listing it.
 func Table() []Rate {
 	out := make([]Rate, len(table))
-	copy(out, table)
+	for i, r := range table {
+		r.Models, r.Order = slices.Clone(r.Models), slices.Clone(r.Order)
+		out[i] = r
+	}
 	return out
 }
 

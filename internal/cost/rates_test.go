@@ -162,8 +162,10 @@ func TestTableRows(t *testing.T) {
 func TestTableIsACopy(t *testing.T) {
 	rows := Table()
 	rows[0].MinCacheable = -1
-	if table[0].MinCacheable == -1 {
-		t.Fatal("Table returned the table itself")
+	rows[0].Models[0] = "changed"
+	rows[0].Order[0] = "changed"
+	if table[0].MinCacheable == -1 || table[0].Models[0] == "changed" || table[0].Order[0] == "changed" {
+		t.Fatal("Table shares its rows with the table")
 	}
 }
 
