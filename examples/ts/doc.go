@@ -1,0 +1,15 @@
+// Package ts pins the request headers of a Node agent on the official
+// TypeScript SDKs (@anthropic-ai/sdk and openai, exact versions in
+// agent/package-lock.json), run as a subprocess against headergold's fake
+// provider: every fixture in fixtures/ is replayed against golden/, and
+// the repeat pass is shown to catch plugins that register asynchronously.
+//
+// The tests need node on PATH and the agent's packages installed:
+//
+//	npm ci --prefix examples/ts/agent
+//
+// Record the golden files again with GOLDIE_UPDATE=1 go test ./ts/...
+// from examples/.
+//
+// The package has no code besides its tests.
+package ts
