@@ -2,8 +2,12 @@ package harness
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // The harness's own cost is a replay minus running the scenario; the
@@ -20,7 +24,7 @@ func benchSuite(b *testing.B, shuffle int) *Suite {
 }
 
 func BenchmarkReplay(b *testing.B) {
-	for _, name := range []string{"tool-turn", "large-toolset"} {
+	for _, name := range []string{"tool-turn", "large-toolset"} { // reference fixtures only: captured ones run a process
 		s := benchSuite(b, -1)
 		f := s.Fixture(name)
 		b.Run(name+"/scenario", func(b *testing.B) {
@@ -73,6 +77,9 @@ func BenchmarkReplaySuite(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				for _, f := range s.Fixtures() {
+					if f.Captured() {
+						continue // a process per run; see BenchmarkCapturedCompare
+					}
 					if res := s.Replay(f); !res.Passed() {
 						b.Fatal(res.Failures)
 					}
@@ -85,6 +92,9 @@ func BenchmarkReplaySuite(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, f := range s.Fixtures() {
+				if f.Captured() {
+					continue
+				}
 				if _, err := runFixture(f, nil); err != nil {
 					b.Fatal(err)
 				}
@@ -97,12 +107,18 @@ func BenchmarkReplaySuite(b *testing.B) {
 	b.Run("baseline", func(b *testing.B) {
 		prebuilt := map[string][]byte{}
 		for _, f := range s.Fixtures() {
+			if f.Captured() {
+				continue
+			}
 			out, _ := s.Check(f)
 			prebuilt[f.Name] = out.Golden
 		}
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, f := range s.Fixtures() {
+				if f.Captured() {
+					continue
+				}
 				want, err := os.ReadFile(s.goldenPath(f.Name))
 				if err != nil || !bytes.Equal(want, prebuilt[f.Name]) {
 					b.Fatal("golden differs", err)
@@ -110,4 +126,91 @@ func BenchmarkReplaySuite(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkCapturedCompare measures the comparison layer on a captured
+// log with a 50 KB header and ten requests, each variant against a
+// baseline run in the same loop: read the golden file and compare it with
+// a prebuilt templated log (bytes.Equal), the least a golden test does.
+//
+//   - template: Template over the full log, then read and compare; the
+//     general path, which must skip the whole tool list to template it.
+//   - replay: what a replay of a captured scenario does, CompareGolden on
+//     the outputs of a run; the capture's log writer templated the log
+//     as it wrote it (that cost is inside BenchmarkCaptureOverhead).
+func BenchmarkCapturedCompare(b *testing.B) {
+	var tools []string
+	for i := 0; len(strings.Join(tools, ",")) < 50<<10; i++ {
+		tools = append(tools, fmt.Sprintf(`{"name":"tool_%03d","description":"%s","input_schema":{"type":"object"}}`, i, strings.Repeat("Does one careful thing. ", 16)))
+	}
+	var log []byte
+	log = fmt.Appendf(log, `{"type":"request/header","data":{"request":1,"reason":"initial","format":"anthropic","header":{"config":{"model":"m","max_tokens":64},"system":"Be careful.","tools":[%s]}}}`+"\n", strings.Join(tools, ","))
+	for n := 1; n <= 10; n++ {
+		log = fmt.Appendf(log, `{"type":"capture/request","data":{"request":%d,"format":"anthropic","path":"/v1/messages","body":{"model":"<<config>>","max_tokens":"<<config>>","system":"<<system>>","tools":"<<tools>>","messages":[{"role":"user","content":"step %d"}]}}}`+"\n", n, n)
+		log = fmt.Appendf(log, `{"type":"capture/reply","data":{"request":%d,"reply":{"text":"ok"}}}`+"\n", n)
+	}
+	golden, err := Template(log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden")}
+	os.Mkdir(opts.Fixtures, 0o755)
+	os.Mkdir(opts.Golden, 0o755)
+	os.WriteFile(filepath.Join(opts.Fixtures, "x.json"), []byte(`{"description":"d","agent":{},"replies":[{"text":"ok"}]}`), 0o644)
+	file := filepath.Join(opts.Golden, "x.golden")
+	if err := os.WriteFile(file, golden, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	s, err := Load(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := s.Fixture("x")
+	out := &Outputs{Log: log, Golden: bytes.Clone(golden)}
+	prebuilt := bytes.Clone(golden)
+	baseline := func() {
+		want, err := os.ReadFile(file)
+		if err != nil || !bytes.Equal(want, prebuilt) {
+			b.Fatal("baseline differs", err)
+		}
+	}
+	variants := map[string]func(){
+		"template": func() {
+			want, err := os.ReadFile(file)
+			if err != nil {
+				b.Fatal(err)
+			}
+			got, err := Template(log)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if m := compareFile(file, want, got); m != nil {
+				b.Fatal(m)
+			}
+		},
+		"replay": func() {
+			if fails := s.CompareGolden(f, out); len(fails) > 0 {
+				b.Fatal(fails)
+			}
+		},
+	}
+	for _, name := range []string{"template", "replay"} {
+		variant := variants[name]
+		b.Run(name, func(b *testing.B) {
+			var tVariant, tBase time.Duration
+			b.ReportAllocs()
+			for b.Loop() {
+				start := time.Now()
+				baseline()
+				tBase += time.Since(start)
+				start = time.Now()
+				variant()
+				tVariant += time.Since(start)
+			}
+			b.ReportMetric(float64(tBase.Nanoseconds())/float64(b.N), "baseline-ns/op")
+			b.ReportMetric(float64(tVariant.Nanoseconds())/float64(b.N), "variant-ns/op")
+			b.ReportMetric(float64(tVariant)/float64(tBase), "variant/baseline")
+		})
+	}
 }

@@ -114,11 +114,11 @@ func (s *Suite) runCaptured(f *Fixture, v variation) (*runResult, error) {
 	if len(problems) > 0 {
 		return nil, &agentFailure{msg: fmt.Sprintf("%s, %s: %s", f.describeExec(), v, strings.Join(problems, "; "))}
 	}
-	log, bodies, err := capture.BuildLog(srv.Requests(), wireReplies(f.Replies), f.rules())
+	built, err := capture.BuildLog(srv.Requests(), wireReplies(f.Replies), f.rules())
 	if err != nil {
 		return nil, &agentFailure{msg: fmt.Sprintf("%s: %v", v, err)}
 	}
-	return &runResult{Log: log, Requests: bodies}, nil
+	return &runResult{Log: built.Log, Requests: built.Bodies, templated: built.Templated}, nil
 }
 
 func plural(n int, one, many string) string {

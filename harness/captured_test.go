@@ -285,6 +285,11 @@ func TestCapturedLogIsRebuiltAndTemplated(t *testing.T) {
 	if !IsTemplated(out.Golden) || IsTemplated(out.Log) {
 		t.Error("golden not templated, or full log already templated")
 	}
+	// The capture templates as it writes; that must be the rule of
+	// Template exactly.
+	if want, err := Template(out.Log); err != nil || !bytes.Equal(out.Golden, want) {
+		t.Errorf("captured golden differs from Template(log): %v\n got %s\nwant %s", err, out.Golden, want)
+	}
 	for i, line := range bytes.Split(bytes.TrimSpace(out.Log), []byte("\n")) {
 		if gjson.GetBytes(line, "type").String() == "request/header" && gjson.GetBytes(line, "data.header.tools.0.name").String() != "git_diff" {
 			t.Errorf("line %d: tools not in the agent's order", i+1)

@@ -15,6 +15,9 @@ import (
 type runResult struct {
 	Log      []byte   // the full session log
 	Requests [][]byte // every request the adapter received, in order
+	// templated is Log templated, when the run's log writer did it (a
+	// captured run); nil means Template(Log).
+	templated []byte
 	// deps holds the tool dependencies in force at each step, as the
 	// agent assembled them.
 	deps map[[2]int]assembler.Deps

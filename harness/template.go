@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/headergold/headergold/internal/canon"
 	"github.com/tidwall/gjson"
 )
 
@@ -34,7 +35,9 @@ var (
 // not a string or its tools are neither an array nor already the
 // placeholder.
 func Template(log []byte) ([]byte, error) {
-	out := make([]byte, 0, len(log))
+	// The templated log is much smaller than a full one with large
+	// headers: let it grow rather than reserve the full size.
+	out := make([]byte, 0, min(len(log), 4<<10))
 	n := 0
 	for len(log) > 0 {
 		n++
@@ -45,63 +48,112 @@ func Template(log []byte) ([]byte, error) {
 		} else {
 			log = nil
 		}
-		if !bytes.Contains(line, []byte(`"request/header"`)) {
+		if !mayBeHeader(line) {
 			out = append(out, line...)
 			continue
 		}
-		t, err := templateLine(line)
-		if err != nil {
+		var err error
+		if out, err = appendTemplated(out, line); err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
-		out = append(out, t...)
 	}
 	return out, nil
 }
 
-// templateLine templates one request/header event line. gjson reads the
-// line at most twice up to the end of the tools, whatever their size.
-func templateLine(line []byte) ([]byte, error) {
-	if gjson.GetBytes(line, "type").String() != "request/header" {
-		return line, nil
+// appendTemplated appends one event line, templated when it is a
+// request/header event. It walks the line's members with canon's skipping
+// scanner, which jumps through string text, so a header of any size is
+// read once.
+func appendTemplated(dst, line []byte) ([]byte, error) {
+	var typ string
+	dataStart, dataEnd := -1, -1
+	complete := canon.Members(line, 0, func(key []byte, s, e int) bool {
+		switch {
+		case keyIs(key, "type"):
+			typ = gjson.Parse(string(line[s:e])).String()
+		case keyIs(key, "data"):
+			dataStart, dataEnd = s, e
+		}
+		return true
+	})
+	if typ != "request/header" {
+		return append(dst, line...), nil
 	}
-	if !gjson.GetBytes(line, "data.header.config").Exists() && !gjson.GetBytes(line, "data.header").IsObject() {
+	if !complete {
+		return nil, fmt.Errorf("the event is not a complete JSON object")
+	}
+	hStart, hEnd := -1, -1
+	captured := false
+	if dataStart >= 0 {
+		canon.Members(line[:dataEnd], dataStart, func(key []byte, s, e int) bool {
+			switch {
+			case keyIs(key, "header"):
+				hStart, hEnd = s, e
+			case keyIs(key, "format"):
+				// A captured header (it has a wire format) holds the
+				// body's own system member, which may be any JSON value.
+				captured = true
+			}
+			return true
+		})
+	}
+	if hStart < 0 || line[hStart] != '{' {
 		return nil, fmt.Errorf("request/header event without a header object")
 	}
 	type splice struct {
 		at, end int
-		raw     string // the bytes expected at [at, end)
 		with    []byte
 	}
 	var splices []splice
-	// A captured header (it has a wire format) holds the body's own
-	// system member, which may be any JSON value.
-	captured := gjson.GetBytes(line, "data.format").Exists()
-	if sys := gjson.GetBytes(line, "data.header.system"); sys.Exists() {
-		if sys.Type != gjson.String && !captured {
-			return nil, fmt.Errorf("header.system is not a string")
+	var err error
+	canon.Members(line[:hEnd], hStart, func(key []byte, s, e int) bool {
+		switch {
+		case keyIs(key, "system"):
+			if line[s] != '"' && !captured {
+				err = fmt.Errorf("header.system is not a string")
+				return false
+			}
+			splices = append(splices, splice{s, e, systemJSON})
+		case keyIs(key, "tools"):
+			if line[s] != '[' && !bytes.Equal(line[s:e], toolsJSON) {
+				err = fmt.Errorf("header.tools is not an array")
+				return false
+			}
+			splices = append(splices, splice{s, e, toolsJSON})
 		}
-		splices = append(splices, splice{sys.Index, sys.Index + len(sys.Raw), sys.Raw, systemJSON})
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
-	if tools := gjson.GetBytes(line, "data.header.tools"); tools.Exists() {
-		if !tools.IsArray() && !(tools.Type == gjson.String && tools.Str == ToolsPlaceholder) {
-			return nil, fmt.Errorf("header.tools is not an array")
-		}
-		splices = append(splices, splice{tools.Index, tools.Index + len(tools.Raw), tools.Raw, toolsJSON})
-	}
-	if len(splices) == 2 && splices[1].at < splices[0].at {
-		splices[0], splices[1] = splices[1], splices[0]
-	}
-	out := make([]byte, 0, len(line))
 	prev := 0
-	for _, s := range splices {
-		if s.at < prev || s.end > len(line) || string(line[s.at:s.end]) != s.raw {
-			return nil, fmt.Errorf("header members at unexpected offsets")
-		}
-		out = append(out, line[prev:s.at]...)
-		out = append(out, s.with...)
-		prev = s.end
+	for _, sp := range splices {
+		dst = append(dst, line[prev:sp.at]...)
+		dst = append(dst, sp.with...)
+		prev = sp.end
 	}
-	return append(out, line[prev:]...), nil
+	return append(dst, line[prev:]...), nil
+}
+
+// mayBeHeader tells lines that cannot be request/header events from the
+// rest without reading them whole: the log writers put the type first.
+func mayBeHeader(line []byte) bool {
+	const prefix = `{"type":"`
+	if bytes.HasPrefix(line, []byte(prefix)) {
+		return bytes.HasPrefix(line[len(prefix):], []byte(`request/header"`))
+	}
+	return bytes.Contains(line, []byte(`"request/header"`))
+}
+
+// keyIs reports whether the raw JSON key (quotes included) is name,
+// decoding escapes as JSON.parse would.
+func keyIs(key []byte, name string) bool {
+	inner := key[1 : len(key)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner) == name
+	}
+	text, _ := canon.DecodeString(inner)
+	return text == name
 }
 
 // IsTemplated reports whether log is a fixed point of [Template].

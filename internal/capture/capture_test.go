@@ -81,9 +81,15 @@ func roundTrip(t *testing.T, f wire.Format, bodies [][]byte) []byte {
 	if fails := s.Failures(); len(fails) > 0 {
 		t.Fatalf("failures: %v", fails)
 	}
-	log, logged, err := BuildLog(s.Requests(), replies, nil)
+	built, err := BuildLog(s.Requests(), replies, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	log, logged := built.Log, built.Bodies
+	// The templated log written beside the full one is the templating
+	// rule applied to the full log.
+	if want := templateForTest(t, log); !bytes.Equal(built.Templated, want) {
+		t.Fatalf("templated log differs from the full log templated:\n got %.400s\nwant %.400s", built.Templated, want)
 	}
 	for i := range bodies {
 		if !bytes.Equal(logged[i], bodies[i]) {
@@ -243,7 +249,7 @@ func TestServerFailures(t *testing.T) {
 		status     int
 	}{
 		{"unknown path", "/v1/complete", body, []string{"HTTP request 1 (POST /v1/complete)", "unknown path", "/v1/messages"}, 404},
-		{"not JSON", "/v1/messages", []byte(`{"model":`), []string{"not a JSON object"}, 400},
+		{"not JSON", "/v1/messages", []byte(`{"model":`), []string{"request 1: the body is not valid JSON"}, 400},
 		{"not an object", "/v1/messages", []byte(`[1]`), []string{"not a JSON object"}, 400},
 		{"duplicate member", "/v1/messages", []byte(`{"model":"a","model":"b"}`), []string{`member "model" twice`}, 400},
 	}
@@ -318,10 +324,11 @@ func TestRedactionBeforeLogging(t *testing.T) {
 		{Path: "config.metadata.user_id", With: "<<user-id>>"},
 		{Regex: regexp.MustCompile(`/tmp/[A-Za-z0-9._-]+`), With: "<<tmp>>"},
 	}
-	log, bodies, err := BuildLog(s.Requests(), []wire.Reply{text("ok")}, rules)
+	built, err := BuildLog(s.Requests(), []wire.Reply{text("ok")}, rules)
 	if err != nil {
 		t.Fatal(err)
 	}
+	log, bodies := built.Log, built.Bodies
 	want := `{"model":"m","metadata":{"user_id":"<<user-id>>"},"system":"cwd <<tmp>> and <<tmp>>","tools":[{"name":"a","description":"in <<tmp>>"}],"messages":[{"role":"user","content":"see <<tmp>>"}]}`
 	if string(bodies[0]) != want {
 		t.Errorf("redacted body\n%s\nwant\n%s", bodies[0], want)
@@ -333,7 +340,7 @@ func TestRedactionBeforeLogging(t *testing.T) {
 		t.Error(err)
 	}
 	// A rule that matches nothing in the run is an error naming it.
-	_, _, err = BuildLog(s.Requests(), nil, append(rules, redact.Rule{Path: "config.metadata.session", With: "x"}))
+	_, err = BuildLog(s.Requests(), nil, append(rules, redact.Rule{Path: "config.metadata.session", With: "x"}))
 	if err == nil || !strings.Contains(err.Error(), `redact[2] (path "config.metadata.session") matched nothing`) {
 		t.Errorf("unmatched rule: %v", err)
 	}
@@ -347,4 +354,40 @@ func TestRebuildDetectsATamperedLog(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "request 1") || !strings.Contains(err.Error(), "byte 31") {
 		t.Errorf("tampered log: %v", err)
 	}
+}
+
+// templateForTest applies the golden templating rule to a full captured
+// log independently of BuildLog: it decodes each header event and sets
+// system and tools to the placeholders with sjson-free splicing by gjson
+// offsets.
+func templateForTest(t *testing.T, log []byte) []byte {
+	t.Helper()
+	var out []byte
+	for _, line := range bytes.SplitAfter(log, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		if gjson.GetBytes(line, "type").String() != TypeRequestHeader {
+			out = append(out, line...)
+			continue
+		}
+		type cut struct {
+			at, end int
+			with    string
+		}
+		var cuts []cut
+		for _, m := range []struct{ path, with string }{{"data.header.system", `"<<system>>"`}, {"data.header.tools", `"<<tools>>"`}} {
+			if v := gjson.GetBytes(line, m.path); v.Exists() {
+				cuts = append(cuts, cut{v.Index, v.Index + len(v.Raw), m.with})
+			}
+		}
+		prev := 0
+		for _, c := range cuts {
+			out = append(out, line[prev:c.at]...)
+			out = append(out, c.with...)
+			prev = c.end
+		}
+		out = append(out, line[prev:]...)
+	}
+	return out
 }

@@ -2,8 +2,8 @@ package capture
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/redact"
@@ -35,17 +35,35 @@ func (e *RuleError) Error() string {
 	return fmt.Sprintf("redact[%d] (%s) matched nothing in any request of this run; an explicit rule that matches nothing is an error", e.Index, e.Rule)
 }
 
-// BuildLog redacts the captured bodies and writes the captured log. It
-// returns the log and the redacted bodies, which [Rebuild] must give back.
-func BuildLog(reqs []Request, replies []wire.Reply, rules []redact.Rule) (log []byte, bodies [][]byte, err error) {
+// Built is what [BuildLog] writes.
+type Built struct {
+	// Log is the full captured log.
+	Log []byte
+	// Templated is Log with each header's system and tools replaced by
+	// "<<system>>" and "<<tools>>": what a golden file holds. It is
+	// written beside Log, where the header's parts are at hand, so a
+	// header of any size costs nothing to template.
+	Templated []byte
+	// Bodies are the captured bodies after redaction, which [Rebuild]
+	// must give back.
+	Bodies [][]byte
+}
+
+// BuildLog redacts the captured bodies and writes the captured log.
+func BuildLog(reqs []Request, replies []wire.Reply, rules []redact.Rule) (*Built, error) {
+	var log, templated []byte
+	var bodies [][]byte
 	hits := make([]int, len(rules))
 	var inForce []byte
 	var format wire.Format
 	for i, r := range reqs {
-		body := redact.Apply(r.Body, r.Format, rules, hits)
-		p, err := wire.Split(body, r.Format)
-		if err != nil {
-			return nil, nil, fmt.Errorf("request %d after redaction: %w", r.N, err)
+		body, p := r.Body, r.parts
+		if len(rules) > 0 || p == nil {
+			body = redact.Apply(r.Body, r.Format, rules, hits)
+			var err error
+			if p, err = wire.Split(body, r.Format); err != nil {
+				return nil, fmt.Errorf("request %d after redaction: %w", r.N, err)
+			}
 		}
 		h := p.Header()
 		if inForce == nil || format != r.Format || !bytes.Equal(h, inForce) {
@@ -54,20 +72,37 @@ func BuildLog(reqs []Request, replies []wire.Reply, rules []redact.Rule) (log []
 				reason = ReasonInitial
 			}
 			log = appendHeader(log, r.N, reason, r.Format, h)
+			templated = appendHeader(templated, r.N, reason, r.Format, templateHeader(p))
 			inForce, format = h, r.Format
 		}
+		start := len(log)
 		log = appendRequest(log, r, p)
 		if i < len(replies) {
 			log = appendReply(log, r.N, replies[i])
 		}
+		templated = append(templated, log[start:]...)
 		bodies = append(bodies, body)
 	}
 	for i, n := range hits {
 		if n == 0 {
-			return nil, nil, &RuleError{Index: i, Rule: rules[i]}
+			return nil, &RuleError{Index: i, Rule: rules[i]}
 		}
 	}
-	return log, bodies, nil
+	return &Built{Log: log, Templated: templated, Bodies: bodies}, nil
+}
+
+// templateHeader is the header document with the templating rule of the
+// golden logs applied: system and tools, where present, become their
+// placeholders.
+func templateHeader(p *wire.Parts) []byte {
+	t := *p
+	if t.System != nil {
+		t.System = []byte(wire.SystemPlaceholder)
+	}
+	if t.Tools != nil {
+		t.Tools = []byte(wire.ToolsPlaceholder)
+	}
+	return t.Header()
 }
 
 func open(dst []byte, typ string, n int) []byte {
@@ -162,7 +197,7 @@ func appendReply(dst []byte, n int, r wire.Reply) []byte {
 // capture/request event.
 func Rebuild(log []byte) ([][]byte, error) {
 	var out [][]byte
-	var header []byte
+	var header *wire.Header
 	var format wire.Format
 	n := 0
 	for len(log) > 0 {
@@ -173,7 +208,13 @@ func Rebuild(log []byte) ([][]byte, error) {
 		} else {
 			log = nil
 		}
-		ev := gjson.ParseBytes(line)
+		// Only request/header and capture/request lines matter; a view
+		// of the line spares a copy of its header or body.
+		if !bytes.Contains(line[:min(len(line), 40)], []byte(`"type":"request/header"`)) &&
+			!bytes.Contains(line[:min(len(line), 40)], []byte(`"type":"capture/request"`)) {
+			continue
+		}
+		ev := gjson.Parse(unsafe.String(unsafe.SliceData(line), len(line)))
 		switch ev.Get("type").String() {
 		case TypeRequestHeader:
 			d := ev.Get("data")
@@ -181,7 +222,11 @@ func Rebuild(log []byte) ([][]byte, error) {
 			if !h.IsObject() {
 				return nil, fmt.Errorf("log line %d: request/header without a header object", n)
 			}
-			header, format = []byte(h.Raw), wire.Format(d.Get("format").String())
+			format = wire.Format(d.Get("format").String())
+			var err error
+			if header, err = wire.ParseHeader(format, line[h.Index:h.Index+len(h.Raw)]); err != nil {
+				return nil, fmt.Errorf("log line %d: %w", n, err)
+			}
 		case TypeRequest:
 			d := ev.Get("data")
 			if header == nil {
@@ -195,7 +240,8 @@ func Rebuild(log []byte) ([][]byte, error) {
 				spaces = append(spaces, wire.Space{At: int(s.Get("0").Int()), Text: s.Get("1").String()})
 				return true
 			})
-			body, err := wire.RebuildFrom(format, header, []byte(d.Get("body").Raw), d.Get("prefix").String(), d.Get("suffix").String(), spaces)
+			rest := d.Get("body")
+			body, err := header.Rebuild(line[rest.Index:rest.Index+len(rest.Raw)], d.Get("prefix").String(), d.Get("suffix").String(), spaces)
 			if err != nil {
 				return nil, fmt.Errorf("log line %d: %w", n, err)
 			}
@@ -239,5 +285,3 @@ func CheckRebuild(log []byte, bodies [][]byte) error {
 	}
 	return nil
 }
-
-var errNoRequests = errors.New("the agent sent no generation request")

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -24,6 +25,7 @@ type Request struct {
 	Format wire.Format
 	Stream bool
 	Body   []byte
+	parts  *wire.Parts // Body split, kept so the log need not split it again
 }
 
 // Server is a fake provider serving one scripted scenario.
@@ -124,7 +126,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		fail(e.Format, http.StatusMethodNotAllowed, "method %s; the fake provider serves POST", r.Method)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0)+1, MaxBody+1)))
+	_, err := buf.ReadFrom(io.LimitReader(r.Body, MaxBody+1))
+	body := buf.Bytes()
 	if err != nil {
 		fail(e.Format, http.StatusBadRequest, "reading the body: %v", err)
 		return
@@ -133,11 +137,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		fail(e.Format, http.StatusRequestEntityTooLarge, "body larger than %d bytes", MaxBody)
 		return
 	}
-	if !gjson.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
-		fail(e.Format, http.StatusBadRequest, "the body is not a JSON object")
-		return
-	}
 	if e.CountTokens {
+		if !gjson.ValidBytes(body) {
+			fail(e.Format, http.StatusBadRequest, "the body is not a JSON object")
+			return
+		}
 		wire.WriteCountTokens(w, body)
 		return
 	}
@@ -150,16 +154,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		fail(e.Format, http.StatusBadRequest, "request %d is past the script: the scenario scripts %d repl%s", n, len(s.replies), plural(len(s.replies), "y", "ies"))
 		return
 	}
-	if _, err := wire.Split(body, e.Format); err != nil {
+	parts, err := wire.Split(body, e.Format)
+	if err != nil {
 		fail(e.Format, http.StatusBadRequest, "request %d: %v", n, err)
 		return
 	}
 	s.format = e.Format
-	stream := e.Stream || wire.WantsStream(body)
-	s.requests = append(s.requests, Request{N: n, Path: r.URL.Path, Format: e.Format, Stream: stream, Body: body})
+	stream := e.Stream || parts.Stream
+	s.requests = append(s.requests, Request{N: n, Path: r.URL.Path, Format: e.Format, Stream: stream, Body: body, parts: parts})
 	model := e.Model
 	if model == "" {
-		model = gjson.GetBytes(body, "model").String()
+		model = gjson.GetBytes(parts.Config, "model").String()
 	}
 	if err := wire.WriteResponse(w, e, stream, model, n, s.replies[n-1]); err != nil {
 		// A reply refused before writing still gets an error response;

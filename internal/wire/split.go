@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -36,6 +36,9 @@ type Parts struct {
 	// Spaces is the whitespace removed from a pretty-printed body; Rest
 	// and the header parts are then without it.
 	Spaces []Space
+	// Stream is set when the body asks for a streamed response
+	// ("stream": true).
+	Stream bool
 }
 
 // Space is whitespace found at offset At of the body without whitespace.
@@ -116,7 +119,12 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // Pretty reports whether a body was pretty-printed: it has a line break
 // inside its value.
 func Pretty(body []byte) bool {
-	return bytes.ContainsAny(bytes.TrimFunc(body, func(r rune) bool { return r < 0x80 && isSpace(byte(r)) }), "\r\n")
+	return hasLineBreak(bytes.TrimFunc(body, func(r rune) bool { return r < 0x80 && isSpace(byte(r)) }))
+}
+
+// hasLineBreak is bytes.ContainsAny(b, "\r\n"), at IndexByte's speed.
+func hasLineBreak(b []byte) bool {
+	return bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0
 }
 
 // squeeze removes the whitespace between the tokens of valid JSON text,
@@ -172,7 +180,7 @@ func Split(body []byte, f Format) (*Parts, error) {
 	if len(src) == 0 || src[0] != '{' {
 		return nil, errors.New("the body is not a JSON object")
 	}
-	if bytes.ContainsAny(src, "\r\n") {
+	if hasLineBreak(src) {
 		src, p.Spaces = squeeze(src)
 	}
 	type span struct {
@@ -183,7 +191,7 @@ func Split(body []byte, f Format) (*Parts, error) {
 	config := []byte{'{'}
 	seen := map[string]bool{}
 	var err error
-	gjson.ParseBytes(src).ForEach(func(k, v gjson.Result) bool {
+	gjson.Parse(view(src)).ForEach(func(k, v gjson.Result) bool {
 		key := k.String()
 		if seen[key] {
 			err = fmt.Errorf("the body has the member %q twice", key)
@@ -209,6 +217,9 @@ func Split(body []byte, f Format) (*Parts, error) {
 			p.Tools = src[v.Index:vEnd]
 			spans = append(spans, span{v.Index, vEnd, ToolsPlaceholder})
 		case roleOther:
+			if key == "stream" && v.Type == gjson.True {
+				p.Stream = true
+			}
 			if f == OpenAIChat && key == "messages" && v.IsArray() {
 				if first, last := leadingSystem(v); last > first {
 					p.System = append(append([]byte{'['}, src[first:last]...), ']')
@@ -262,21 +273,59 @@ func Rebuild(p *Parts) ([]byte, error) {
 // RebuildFrom rebuilds a request body of format f from a header document
 // (as [Parts.Header] writes it), the rest and the frame.
 func RebuildFrom(f Format, header, rest []byte, prefix, suffix string, spaces []Space) ([]byte, error) {
-	h := gjson.ParseBytes(header)
+	h, err := ParseHeader(f, header)
+	if err != nil {
+		return nil, err
+	}
+	return h.Rebuild(rest, prefix, suffix, spaces)
+}
+
+// Header is a header document read once to rebuild the bodies sent under
+// it. It refers to the document's bytes, which must not change.
+type Header struct {
+	format     Format
+	configs    [][]byte // each config member: key, colon, value
+	sys, tools []byte   // nil when absent
+}
+
+// ParseHeader reads a header document of format f as [Parts.Header]
+// writes it.
+func ParseHeader(f Format, header []byte) (*Header, error) {
+	h := gjson.Parse(view(header))
 	if !h.IsObject() {
 		return nil, errors.New("the header is not a JSON object")
 	}
-	var configs []string
-	h.Get("config").ForEach(func(k, v gjson.Result) bool {
-		configs = append(configs, string(header[k.Index:v.Index+len(v.Raw)]))
+	out := &Header{format: f}
+	h.ForEach(func(k, v gjson.Result) bool {
+		raw := header[v.Index : v.Index+len(v.Raw)]
+		switch k.Str {
+		case "config":
+			v.ForEach(func(ck, cv gjson.Result) bool {
+				out.configs = append(out.configs, header[ck.Index:cv.Index+len(cv.Raw)])
+				return true
+			})
+		case "system":
+			out.sys = raw
+		case "tools":
+			out.tools = raw
+		}
 		return true
 	})
-	sys, tools := h.Get("system"), h.Get("tools")
-	r := gjson.ParseBytes(rest)
+	return out, nil
+}
+
+// Rebuild rebuilds a body sent under the header from its rest and frame.
+func (h *Header) Rebuild(rest []byte, prefix, suffix string, spaces []Space) ([]byte, error) {
+	f, configs := h.format, h.configs
+	r := gjson.Parse(view(rest))
 	if !r.IsObject() {
 		return nil, errors.New("the rest of the body is not a JSON object")
 	}
-	out := make([]byte, 0, len(rest)+len(header)+len(prefix)+len(suffix))
+	n := len(rest) + len(h.sys) + len(h.tools) + len(prefix) + len(suffix)
+	for _, c := range configs {
+		n += len(c)
+	}
+	out := make([]byte, 0, n)
 	out = append(out, prefix...)
 	body := len(out)
 	prev := 0
@@ -286,7 +335,7 @@ func RebuildFrom(f Format, header, rest []byte, prefix, suffix string, spaces []
 		vEnd := v.Index + len(v.Raw)
 		switch roleOf(f, key) {
 		case roleConfig:
-			if len(configs) == 0 || !strings.HasPrefix(configs[0], k.Raw) {
+			if len(configs) == 0 || !bytes.HasPrefix(configs[0], []byte(k.Raw)) {
 				err = fmt.Errorf("config member %s is not next in the header's config", k.Raw)
 				return false
 			}
@@ -294,28 +343,28 @@ func RebuildFrom(f Format, header, rest []byte, prefix, suffix string, spaces []
 			out = append(out, configs[0]...)
 			configs = configs[1:]
 		case roleSystem:
-			if !sys.Exists() {
+			if h.sys == nil {
 				err = fmt.Errorf("member %s needs a system in the header", k.Raw)
 				return false
 			}
 			out = append(out, rest[prev:v.Index]...)
-			out = append(out, sys.Raw...)
+			out = append(out, h.sys...)
 		case roleTools:
-			if !tools.Exists() {
+			if h.tools == nil {
 				err = fmt.Errorf("member %s needs tools in the header", k.Raw)
 				return false
 			}
 			out = append(out, rest[prev:v.Index]...)
-			out = append(out, tools.Raw...)
+			out = append(out, h.tools...)
 		default:
-			if f == OpenAIChat && key == "messages" && sys.Exists() {
+			if f == OpenAIChat && key == "messages" && h.sys != nil {
 				first := v.Get("0")
-				if first.Raw != SystemPlaceholder || !sys.IsArray() || len(sys.Raw) < 2 {
+				if first.Raw != SystemPlaceholder || len(h.sys) < 2 || h.sys[0] != '[' {
 					err = errors.New("messages does not start with the system placeholder")
 					return false
 				}
 				out = append(out, rest[prev:first.Index]...)
-				out = append(out, sys.Raw[1:len(sys.Raw)-1]...)
+				out = append(out, h.sys[1:len(h.sys)-1]...)
 				prev = first.Index + len(first.Raw)
 				return true
 			}
@@ -359,3 +408,8 @@ func unsqueeze(src []byte, spaces []Space) []byte {
 func WantsStream(body []byte) bool {
 	return gjson.GetBytes(body, "stream").Type == gjson.True
 }
+
+// view reads b as a string without copying it. gjson results taken
+// from a view alias b: they are used while b is unchanged and copied
+// before they are kept.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
