@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/headergold/headergold/internal/canon"
 	"github.com/tidwall/gjson"
 )
 
@@ -122,6 +123,17 @@ func Pretty(body []byte) bool {
 	return hasLineBreak(bytes.TrimFunc(body, func(r rune) bool { return r < 0x80 && isSpace(byte(r)) }))
 }
 
+// decodeKey returns a raw JSON key (quotes included) as JSON.parse reads
+// it.
+func decodeKey(raw []byte) string {
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner)
+	}
+	text, _ := canon.DecodeString(inner)
+	return text
+}
+
 // hasLineBreak is bytes.ContainsAny(b, "\r\n"), at IndexByte's speed.
 func hasLineBreak(b []byte) bool {
 	return bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0
@@ -191,37 +203,44 @@ func Split(body []byte, f Format) (*Parts, error) {
 	config := []byte{'{'}
 	seen := map[string]bool{}
 	var err error
-	gjson.Parse(view(src)).ForEach(func(k, v gjson.Result) bool {
-		key := k.String()
+	// canon.Members skips each value without decoding it: the tool list,
+	// most of the body, is crossed at IndexByte speed.
+	canon.Members(src, 0, func(rawKey []byte, vs, vEnd int) bool {
+		key := decodeKey(rawKey)
 		if seen[key] {
 			err = fmt.Errorf("the body has the member %q twice", key)
 			return false
 		}
 		seen[key] = true
-		vEnd := v.Index + len(v.Raw)
+		kStart := vs
+		for kStart > 0 && src[kStart-1] != '"' {
+			kStart--
+		}
+		kStart -= len(rawKey) // the key's opening quote
 		switch roleOf(f, key) {
 		case roleConfig:
 			if len(config) > 1 {
 				config = append(config, ',')
 			}
-			config = append(config, src[k.Index:vEnd]...)
-			spans = append(spans, span{v.Index, vEnd, ConfigPlaceholder})
+			config = append(config, src[kStart:vEnd]...)
+			spans = append(spans, span{vs, vEnd, ConfigPlaceholder})
 		case roleSystem:
 			if p.System != nil {
 				err = fmt.Errorf("the body has two system members")
 				return false
 			}
-			p.System = src[v.Index:vEnd]
-			spans = append(spans, span{v.Index, vEnd, SystemPlaceholder})
+			p.System = src[vs:vEnd]
+			spans = append(spans, span{vs, vEnd, SystemPlaceholder})
 		case roleTools:
-			p.Tools = src[v.Index:vEnd]
-			spans = append(spans, span{v.Index, vEnd, ToolsPlaceholder})
+			p.Tools = src[vs:vEnd]
+			spans = append(spans, span{vs, vEnd, ToolsPlaceholder})
 		case roleOther:
-			if key == "stream" && v.Type == gjson.True {
+			if key == "stream" && string(src[vs:vEnd]) == "true" {
 				p.Stream = true
 			}
-			if f == OpenAIChat && key == "messages" && v.IsArray() {
-				if first, last := leadingSystem(v); last > first {
+			if f == OpenAIChat && key == "messages" && src[vs] == '[' {
+				if first, last := leadingSystem(gjson.Parse(view(src[vs:vEnd]))); last > first {
+					first, last = first+vs, last+vs
 					p.System = append(append([]byte{'['}, src[first:last]...), ']')
 					spans = append(spans, span{first, last, SystemPlaceholder})
 				}
@@ -233,7 +252,7 @@ func Split(body []byte, f Format) (*Parts, error) {
 		return nil, err
 	}
 	p.Config = append(config, '}')
-	rest := make([]byte, 0, len(src))
+	rest := make([]byte, 0, len(src)-len(p.Tools)-len(p.System)+64)
 	prev := 0
 	for _, s := range spans {
 		rest = append(rest, src[prev:s.at]...)
