@@ -7,8 +7,8 @@ import (
 
 // cause names the likely cause of the first difference, or "".
 func (w *walker) cause() string {
-	if w.a.format != w.b.format {
-		return fmt.Sprintf("the records are in different formats (%s against %s)", w.a.format, w.b.format)
+	if fa, fb := w.a.sentAs(), w.b.sentAs(); fa != fb {
+		return fmt.Sprintf("the records are in different formats (%s against %s)", fa, fb)
 	}
 	d := w.first
 	if d == nil {

@@ -59,7 +59,7 @@ var headerDrifts = []headerDrift{
 			h.tools[1], h.tools[3] = h.tools[3], h.tools[1]
 			return h
 		},
-		path:  func(string, testHeader) string { return "tools.1" },
+		path:  func(f string, _ testHeader) string { return toolPath(f, 1) },
 		kinds: []Kind{Reorder},
 	},
 	{
@@ -78,7 +78,7 @@ var headerDrifts = []headerDrift{
 			h.tools = slices.Delete(h.tools, 2, 3)
 			return h
 		},
-		path:  func(string, testHeader) string { return "tools.2" },
+		path:  func(f string, _ testHeader) string { return toolPath(f, 2) },
 		kinds: []Kind{Removed},
 	},
 	{
@@ -88,7 +88,7 @@ var headerDrifts = []headerDrift{
 			h.tools = slices.Insert(h.tools, 1, extra)
 			return h
 		},
-		path:  func(string, testHeader) string { return "tools.1" },
+		path:  func(f string, _ testHeader) string { return toolPath(f, 1) },
 		kinds: []Kind{Added},
 	},
 	{
@@ -359,7 +359,7 @@ func TestFantasyCorpus(t *testing.T) {
 				ts := toolsArray(f, l).Array()
 				return splice(l, toolsArray(f, l), []byte("["+ts[1].Raw+","+ts[0].Raw+"]"))
 			})
-			checkDrift(t, compareBytes(t, a, b, Options{}), at+1, "tools.0", Reorder)
+			checkDrift(t, compareBytes(t, a, b, Options{}), at+1, toolPath(string(f), 0), Reorder)
 		})
 		t.Run(string(f)+"/description", func(t *testing.T) {
 			b := mutate(func(l []byte) []byte {
@@ -378,7 +378,7 @@ func TestFantasyCorpus(t *testing.T) {
 				ts := toolsArray(f, l).Array()
 				return splice(l, toolsArray(f, l), []byte("["+ts[1].Raw+"]"))
 			})
-			checkDrift(t, compareBytes(t, a, b, Options{}), at+1, "tools.0", Removed)
+			checkDrift(t, compareBytes(t, a, b, Options{}), at+1, toolPath(string(f), 0), Removed)
 		})
 	}
 }

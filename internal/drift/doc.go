@@ -18,37 +18,43 @@
 // A file of request bodies contributes one header per body. Bodies are read
 // one per line, or, when the file's first line opens a JSON value without
 // closing it, one per complete (for example pretty-printed) value. The wire
-// format is detected per body (see [Format]) and the header is the part of
-// the body a provider puts before the conversation:
+// format is detected per body ([wire.Detect]; see [Format]) and the header
+// is the one package wire defines, [wire.Split]'s header document
+// {"config":…,"system":…,"tools":…}, exactly the header a captured log
+// holds for that body, so a captured log compares with the bodies it
+// captured. Each part is the body's own member, verbatim:
 //
 //	config  every top-level member except those below, in body order
 //	        (model, max_tokens, temperature, tool_choice, generationConfig, …)
-//	system  Anthropic system (a string or each text block); OpenAI Chat
-//	        system and developer messages; OpenAI Responses instructions and
-//	        system or developer input items; Gemini systemInstruction
-//	tools   Anthropic tools; OpenAI Chat tools (the whole {"type","function"}
-//	        object); OpenAI Responses tools; Gemini functionDeclarations of
-//	        every tools entry, flattened into one list
+//	system  Anthropic system (a string or an array of blocks, as sent);
+//	        OpenAI Chat: the array of the leading system and developer
+//	        messages; OpenAI Responses instructions; Gemini
+//	        systemInstruction (or system_instruction)
+//	tools   the body's tools, in every format; for Gemini with its tools
+//	        entries and their functionDeclarations nested as sent
 //
-// Left out: the conversation (messages, input items of other roles,
-// contents, previous_response_id) and the transport flags stream and
-// stream_options. Messages therefore never count as drift. Whether a file
-// is a session log is decided by its first record (an object with "type"
-// and "data" members); -format forces one reading for every record.
+// Left out: the conversation (messages after the leading system ones,
+// input, contents, previous_response_id, conversation) and the transport
+// flags stream and stream_options. Messages therefore never count as
+// drift. A body that wire.Split refuses (a top-level member written twice,
+// two system members) is invalid input, where it is. Whether a file is a
+// session log is decided by its first record (an object with "type" and
+// "data" members); -format forces one reading for every record.
 //
 // # Paths
 //
 // A path names a place in the header in gjson's dotted syntax: members by
 // name, array elements by 0-based index, special characters escaped as
 // gjson.Escape does. For a session log the header is data.header itself,
-// so paths look like config.model, system, tools.3.description or
-// tools.0.parameters.properties.path.type. For a request body the header is
-// the document {"config":{…},"system":[…],"tools":[…]} built from the parts
-// listed above, so a path is config.max_tokens, system.0.text (Anthropic
-// block), system.0.content (OpenAI Chat), tools.2.input_schema (Anthropic)
-// or tools.1.function.description (OpenAI Chat). The path of the same place
-// in the record itself is reported beside it as the wire path, for example
-// messages.0.content or tools.0.functionDeclarations.1.description.
+// and for a request body the document above, so paths look like
+// config.model, system (an Anthropic string or Responses instructions),
+// system.0.text (an Anthropic block), system.0.content (OpenAI Chat),
+// system.parts.0.text (Gemini), tools.3.description, tools.2.input_schema
+// (Anthropic), tools.1.function.description (OpenAI Chat) or
+// tools.0.functionDeclarations.1.description (Gemini). The path of the same
+// place in the record itself is reported beside it as the wire path, for
+// example data.header.tools.3.description, instructions or
+// messages.0.content.
 //
 // The first difference is the first in document order of the header:
 // config, then system, then tools; within tools the first position whose
@@ -66,7 +72,9 @@
 // # Kinds
 //
 // Tools are matched by name (the name member, function.name, or the type
-// of a built-in tool). A tool present on one side only is [Added] or
+// of a built-in tool; for Gemini, across the function declarations of all
+// tools entries, flattened, and the built-in tools beside them, while
+// paths keep the nesting). A tool present on one side only is [Added] or
 // [Removed]; matched tools in another relative order are a [Reorder];
 // matched tools whose JSON values differ, and any difference of system text
 // or config, are [Content]; equal JSON values written with other bytes
@@ -119,9 +127,17 @@
 //   - Headers are paired by index: a header event present on one side only
 //     (a resume on another host, say) shifts every later pair.
 //   - Of a request body, only the parts listed above are compared: the
-//     order and spacing of its top-level members outside config, and the
-//     way Gemini function declarations are grouped into tools entries, are
-//     not.
+//     order and spacing of its top-level members outside config are not.
+//     A pretty-printed body is compared without the whitespace between
+//     its tokens, which wire.Split drops (a one-line body's spacing is
+//     compared as sent).
+//   - The same Gemini tools grouped into tools entries another way are a
+//     [Content] difference ("grouping") at the first entry that differs,
+//     but only when the tools match in order; together with added,
+//     removed or reordered tools, only those are reported, and where the
+//     two sides place a matched tool at other paths, the difference is
+//     reported at the earlier of the two, the wire path of each side
+//     following it.
 //   - An input whose first line opens a JSON value ("{", "[", or ending in
 //     "," or ":") is read as pretty-printed values; if such a value never
 //     closes, the rest of the input is gathered as one record.

@@ -4,31 +4,32 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/headergold/headergold/internal/wire"
 	"github.com/tidwall/gjson"
 )
 
 // Format is how records are read: a session log or a provider wire format.
+// The four wire formats are package wire's.
 type Format string
 
 // The formats -format accepts.
 const (
 	// FormatAuto detects per input whether it is a session log and, for
-	// request bodies, the wire format of each body.
+	// request bodies, the wire format of each body ([wire.Detect]).
 	FormatAuto Format = "auto"
 	// FormatLog reads session-log events and compares request/header ones.
 	FormatLog Format = "log"
 	// FormatAnthropic reads Anthropic Messages request bodies.
-	FormatAnthropic Format = "anthropic"
+	FormatAnthropic = Format(wire.Anthropic)
 	// FormatOpenAIChat reads OpenAI Chat Completions request bodies.
-	FormatOpenAIChat Format = "openai-chat"
+	FormatOpenAIChat = Format(wire.OpenAIChat)
 	// FormatOpenAIResponses reads OpenAI Responses request bodies.
-	FormatOpenAIResponses Format = "openai-responses"
+	FormatOpenAIResponses = Format(wire.OpenAIResponses)
 	// FormatGemini reads Gemini generateContent request bodies, in
 	// camelCase or snake_case.
-	FormatGemini Format = "gemini"
+	FormatGemini = Format(wire.Gemini)
 )
 
 // ParseFormat returns the Format named s ("" means auto).
@@ -36,78 +37,55 @@ func ParseFormat(s string) (Format, error) {
 	switch f := Format(s); f {
 	case "":
 		return FormatAuto, nil
-	case FormatAuto, FormatLog, FormatAnthropic, FormatOpenAIChat, FormatOpenAIResponses, FormatGemini:
+	case FormatAuto, FormatLog:
 		return f, nil
 	}
+	if f, err := wire.ParseFormat(s); err == nil {
+		return Format(f), nil
+	}
 	return "", fmt.Errorf("unknown format %q (want auto, log, anthropic, openai-chat, openai-responses or gemini)", s)
-}
-
-// detectFormat tells the wire format of a request body from its members.
-func detectFormat(root gjson.Result) (Format, error) {
-	has := map[string]bool{}
-	root.ForEach(func(k, _ gjson.Result) bool {
-		has[k.String()] = true
-		return true
-	})
-	tools := root.Get("tools")
-	toolHas := func(key string) bool {
-		found := false
-		tools.ForEach(func(_, t gjson.Result) bool {
-			found = t.Get(gjson.Escape(key)).Exists()
-			return !found
-		})
-		return found
-	}
-	switch {
-	case has["contents"] || has["systemInstruction"] || has["system_instruction"] ||
-		has["generationConfig"] || has["generation_config"] ||
-		toolHas("functionDeclarations") || toolHas("function_declarations"):
-		return FormatGemini, nil
-	case !has["messages"] && (has["input"] || has["instructions"] || has["max_output_tokens"] || has["previous_response_id"]):
-		return FormatOpenAIResponses, nil
-	case has["messages"]:
-		if has["system"] || has["anthropic_version"] || toolHas("input_schema") {
-			return FormatAnthropic, nil
-		}
-		return FormatOpenAIChat, nil
-	}
-	return "", fmt.Errorf("cannot tell the wire format of this request body (no messages, input or contents member); use -format")
 }
 
 // header is the header part of one record as a JSON document, with what is
 // needed to map a place in it back to the record.
 type header struct {
 	format Format
-	line   int    // first line of the record
-	src    []byte // the record, after redaction
-	doc    []byte // the header document
-	segs   []segment
-	// wire maps the header path of each included value ("config.model",
-	// "system.0", "tools.3") to its path in the record; wireBase prefixes
-	// every path instead when the header is one value of the record.
-	wire     map[string]string
-	wireBase string
-	reason   string
-	turn     int
-	step     int
+	// wire is the wire format the header was sent in: the body's, or the
+	// format a captured log's event names; "" when unknown.
+	wire wire.Format
+	line int    // first line of the record
+	src  []byte // the record, after redaction
+	doc  []byte // the header document
+	segs []segment
+	// wireBase prefixes every path when the header is one value of the
+	// record (data.header of a log event). For a body, systemKey and
+	// toolsKey are the record's members holding system and tools
+	// (escaped); config.K is the record's member K.
+	wireBase  string
+	systemKey string
+	toolsKey  string
+	reason    string
+	turn      int
+	step      int
 }
 
 // placeholders are the values a templated golden log holds in place of a
 // header's system text and tools.
 var placeholders = map[string]string{"system": `"<<system>>"`, "tools": `"<<tools>>"`}
 
-// templated lists the header members that either side holds as a
-// placeholder, with the sides that do: a templated log hides them, so
-// they cannot be compared.
+// templated lists the header members that either side, when it is a
+// session log, holds as a placeholder, with the sides that do: a templated
+// log hides them, so they cannot be compared. (A request body whose system
+// text happens to read "<<system>>" is not templated.)
 func templated(a, b *header) []Hidden {
 	var out []Hidden
 	ra, rb := gjson.ParseBytes(a.doc), gjson.ParseBytes(b.doc)
 	for _, m := range []string{"system", "tools"} {
 		var in []string
-		if lookup(ra, m).Raw == placeholders[m] {
+		if a.format == FormatLog && lookup(ra, m).Raw == placeholders[m] {
 			in = append(in, "A")
 		}
-		if lookup(rb, m).Raw == placeholders[m] {
+		if b.format == FormatLog && lookup(rb, m).Raw == placeholders[m] {
 			in = append(in, "B")
 		}
 		if in != nil {
@@ -142,40 +120,54 @@ func (h *header) without(hidden []Hidden) *header {
 // segment says that doc[h:h+n] was copied from src[s:s+n].
 type segment struct{ h, s, n int }
 
-// srcOffset maps an offset in doc to the record, or -1. The "{" written
-// around a wrapped tool maps to the tool's key.
+// srcOffset maps an offset in doc to the record, or -1.
 func (h *header) srcOffset(off int) int {
 	if off < 0 {
 		return -1
 	}
 	i := sort.Search(len(h.segs), func(i int) bool { return h.segs[i].h+h.segs[i].n > off })
-	switch {
-	case i == len(h.segs):
-		return -1
-	case h.segs[i].h == off+1 && h.doc[off] == '{':
-		return h.segs[i].s
-	case h.segs[i].h > off:
+	if i == len(h.segs) || h.segs[i].h > off {
 		return -1
 	}
 	return h.segs[i].s + off - h.segs[i].h
 }
 
-// wirePath maps a header path, given as components, to the record.
+// sentAs is the format a header was sent in, as far as it is known: its
+// wire format, else how it was read.
+func (h *header) sentAs() Format {
+	if h.wire != "" {
+		return Format(h.wire)
+	}
+	return h.format
+}
+
+// wirePath maps a header path, given as components, to the record: a
+// body's config.K is its member K, system its system member (for OpenAI
+// Chat, system.N is messages.N: the system part is the leading messages),
+// tools its tools.
 func (h *header) wirePath(comps []string) string {
 	if h.wireBase != "" {
 		return joinPath(append([]string{h.wireBase}, comps...))
 	}
-	if len(comps) < 2 {
+	if len(comps) == 0 {
 		return ""
 	}
-	base, ok := h.wire[comps[0]+"."+comps[1]]
-	if !ok {
+	var base string
+	switch comps[0] {
+	case "config":
+		if len(comps) < 2 {
+			return ""
+		}
+		return joinPath(comps[1:])
+	case "system":
+		base = h.systemKey
+	case "tools":
+		base = h.toolsKey
+	}
+	if base == "" {
 		return ""
 	}
-	if len(comps) == 2 {
-		return base
-	}
-	return base + "." + joinPath(comps[2:])
+	return joinPath(append([]string{base}, comps[1:]...))
 }
 
 // joinPath joins already escaped path components.
@@ -196,6 +188,7 @@ func logHeader(src []byte, line int) (*header, error) {
 		doc:      []byte(hdr.Raw),
 		segs:     []segment{{0, hdr.Index, len(hdr.Raw)}},
 		wireBase: "data.header",
+		wire:     wire.Format(lookup(data, "format").String()),
 		reason:   lookup(data, "reason").String(),
 		turn:     int(lookup(data, "turn").Int()),
 		step:     int(lookup(data, "step").Int()),
@@ -203,195 +196,157 @@ func logHeader(src []byte, line int) (*header, error) {
 	return h, nil
 }
 
-// item is one value taken from a body into the header document.
-type item struct {
-	key  gjson.Result // config members and wrapped tools: the raw key
-	val  gjson.Result // the value; Index is its offset in the record
-	wire string       // its path in the record
-	wrap bool         // write as {"key":val} (a built-in Gemini tool)
-}
-
 // bodyHeader reads the header of a request body in format f (FormatAuto
-// detects it).
+// detects it): the header document of [wire.Split], so that a body's
+// header is exactly the header a captured log holds for it, each part the
+// body's own member, verbatim. Offsets in the document are mapped back to
+// the record, through the whitespace Split removes from a pretty-printed
+// body.
 func bodyHeader(src []byte, line int, f Format) (*header, error) {
-	root := gjson.Parse(string(src))
-	if !root.IsObject() {
-		return nil, fmt.Errorf("request body is not a JSON object")
-	}
+	wf := wire.Format(f)
 	if f == FormatAuto || f == FormatLog {
 		var err error
-		if f, err = detectFormat(root); err != nil {
-			return nil, err
+		if wf, err = wire.Detect(src); err != nil {
+			return nil, fmt.Errorf("%w; use -format", err)
 		}
 	}
-	var config, system, tools []item
-	elements := func(v gjson.Result, wire string, keep func(gjson.Result) bool, into *[]item) {
-		if !v.IsArray() {
-			if keep == nil {
-				*into = append(*into, item{val: v, wire: wire})
-			}
-			return
-		}
-		i := 0
-		v.ForEach(func(_, e gjson.Result) bool {
-			if keep == nil || keep(e) {
-				*into = append(*into, item{val: e, wire: wire + "." + strconv.Itoa(i)})
-			}
-			i++
-			return true
-		})
+	p, err := wire.Split(src, wf)
+	if err != nil {
+		return nil, err
 	}
-	systemRole := func(e gjson.Result) bool {
-		r := e.Get("role").String()
-		return r == "system" || r == "developer"
-	}
-	root.ForEach(func(k, v gjson.Result) bool {
-		key := k.String()
-		wire := gjson.Escape(key)
-		switch f {
-		case FormatAnthropic:
-			switch key {
-			case "messages", "stream":
-				return true
-			case "system":
-				elements(v, wire, nil, &system)
-				return true
-			case "tools":
-				elements(v, wire, nil, &tools)
-				return true
-			}
-		case FormatOpenAIChat:
-			switch key {
-			case "stream", "stream_options":
-				return true
-			case "messages":
-				elements(v, wire, systemRole, &system)
-				return true
-			case "tools":
-				elements(v, wire, nil, &tools)
-				return true
-			}
-		case FormatOpenAIResponses:
-			switch key {
-			case "stream", "stream_options", "previous_response_id":
-				return true
-			case "instructions":
-				system = append(system, item{val: v, wire: wire})
-				return true
-			case "input":
-				if v.IsArray() {
-					elements(v, wire, systemRole, &system)
-				}
-				return true
-			case "tools":
-				elements(v, wire, nil, &tools)
-				return true
-			}
-		case FormatGemini:
-			switch key {
-			case "contents":
-				return true
-			case "systemInstruction", "system_instruction":
-				system = append(system, item{val: v, wire: wire})
-				return true
-			case "tools":
-				geminiTools(v, wire, &tools)
-				return true
-			}
-		}
-		config = append(config, item{key: k, val: v, wire: wire})
-		return true
-	})
-	h := &header{format: f, line: line, src: src, wire: map[string]string{}}
-	h.doc = append(h.doc, '{')
-	h.section("config", config, true)
-	h.section("system", system, false)
-	h.section("tools", tools, false)
-	h.doc = append(h.doc, '}')
+	h := &header{format: Format(wf), wire: wf, line: line, src: src, doc: p.Header()}
+	h.locate(p)
 	return h, nil
 }
 
-// geminiTools flattens the function declarations of every tools entry;
-// other members of an entry (built-in tools) become tools of their own.
-func geminiTools(v gjson.Result, wire string, into *[]item) {
-	if !v.IsArray() {
-		*into = append(*into, item{val: v, wire: wire})
-		return
+// recordPart is where a header part, or a config member, is in the record.
+type recordPart struct {
+	key gjson.Result // the record's member key
+	// start and end delimit the bytes of the value (for OpenAI Chat's
+	// system, the leading messages without the array's brackets).
+	start, end int
+}
+
+// locate maps the header document of p back to the record: it pairs the
+// record's top-level members with those of p.Rest, where each header
+// value stands as its placeholder, and aligns every part with its bytes.
+func (h *header) locate(p *wire.Parts) {
+	rec := gjson.ParseBytes(h.src)
+	var recMembers, restMembers [][2]gjson.Result
+	rec.ForEach(func(k, v gjson.Result) bool {
+		recMembers = append(recMembers, [2]gjson.Result{k, v})
+		return true
+	})
+	gjson.ParseBytes(p.Rest).ForEach(func(k, v gjson.Result) bool {
+		restMembers = append(restMembers, [2]gjson.Result{k, v})
+		return true
+	})
+	if len(recMembers) != len(restMembers) {
+		return // offsets stay unknown
 	}
-	g := 0
-	v.ForEach(func(_, group gjson.Result) bool {
-		gwire := wire + "." + strconv.Itoa(g)
-		g++
-		if !group.IsObject() {
-			*into = append(*into, item{val: group, wire: gwire})
-			return true
+	var config []recordPart
+	var system, tools *recordPart
+	for i, m := range recMembers {
+		k, v, rv := m[0], m[1], restMembers[i][1]
+		part := &recordPart{key: k, start: v.Index, end: v.Index + len(v.Raw)}
+		switch {
+		case rv.Raw == wire.ConfigPlaceholder:
+			config = append(config, *part)
+		case rv.Raw == wire.SystemPlaceholder && system == nil && p.System != nil:
+			system = part
+		case rv.Raw == wire.ToolsPlaceholder && tools == nil && p.Tools != nil:
+			tools = part
+		case p.Format == wire.OpenAIChat && system == nil && p.System != nil && rv.IsArray() && rv.Get("0").Raw == wire.SystemPlaceholder:
+			n := len(gjson.ParseBytes(p.System).Array())
+			msgs := v.Array()
+			if n == 0 || n > len(msgs) {
+				continue
+			}
+			last := msgs[n-1]
+			part.start, part.end = msgs[0].Index, last.Index+len(last.Raw)
+			system = part
 		}
-		group.ForEach(func(k, m gjson.Result) bool {
-			key := k.String()
-			mwire := gwire + "." + gjson.Escape(key)
-			if (key == "functionDeclarations" || key == "function_declarations") && m.IsArray() {
-				i := 0
-				m.ForEach(func(_, d gjson.Result) bool {
-					*into = append(*into, item{val: d, wire: mwire + "." + strconv.Itoa(i)})
-					i++
-					return true
-				})
+	}
+	doc := gjson.ParseBytes(h.doc)
+	doc.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "config":
+			j := 0
+			v.ForEach(func(ck, cv gjson.Result) bool {
+				for j < len(config) && config[j].key.Raw != ck.Raw {
+					j++
+				}
+				if j == len(config) {
+					return false
+				}
+				h.align(ck.Index, cv.Index+len(cv.Raw), config[j].key.Index)
+				j++
+				return true
+			})
+		case "system":
+			if system == nil {
 				return true
 			}
-			*into = append(*into, item{key: k, val: m, wire: gwire, wrap: true})
-			return true
-		})
+			h.systemKey = gjson.Escape(system.key.Str)
+			if p.Format == wire.OpenAIChat {
+				// "system" and its "[" stand for the first message.
+				h.segs = append(h.segs, segment{k.Index, system.start, 1}, segment{v.Index, system.start, 1})
+				h.align(v.Index+1, v.Index+len(v.Raw)-1, system.start)
+				return true
+			}
+			h.segs = append(h.segs, segment{k.Index, system.key.Index, 1})
+			h.align(v.Index, v.Index+len(v.Raw), system.start)
+		case "tools":
+			if tools == nil {
+				return true
+			}
+			h.toolsKey = gjson.Escape(tools.key.Str)
+			h.segs = append(h.segs, segment{k.Index, tools.key.Index, 1})
+			h.align(v.Index, v.Index+len(v.Raw), tools.start)
+		}
 		return true
 	})
 }
 
-// section appends "name":{…} (members) or "name":[…] (elements) to the
-// header document; an empty section is left out, as in a session log.
-func (h *header) section(name string, items []item, members bool) {
-	if len(items) == 0 {
-		return
-	}
-	if len(h.doc) > 1 {
-		h.doc = append(h.doc, ',')
-	}
-	h.doc = append(h.doc, '"')
-	h.doc = append(h.doc, name...)
-	h.doc = append(h.doc, '"', ':')
-	open, close := byte('['), byte(']')
-	if members {
-		open, close = '{', '}'
-	}
-	h.doc = append(h.doc, open)
-	for i, it := range items {
-		if i > 0 {
-			h.doc = append(h.doc, ',')
+// align maps doc[from:to], a part of the header copied verbatim from the
+// record at offset at, back to the record. The part has the record's
+// bytes, except that whitespace between tokens is gone when the body was
+// pretty-printed; each run of equal bytes becomes a segment. Mapping stops
+// where the bytes disagree otherwise.
+func (h *header) align(from, to, at int) {
+	doc, src := h.doc, h.src
+	i, j := from, at
+	runH, runS := i, j
+	inStr, esc := false, false
+	for i < to && j < len(src) {
+		c := doc[i]
+		if c == src[j] {
+			switch {
+			case esc:
+				esc = false
+			case inStr && c == '\\':
+				esc = true
+			case c == '"':
+				inStr = !inStr
+			}
+			i, j = i+1, j+1
+			continue
 		}
-		var path string
-		if members {
-			h.copy(it.key.Raw, it.key.Index)
-			h.doc = append(h.doc, ':')
-			path = name + "." + gjson.Escape(it.key.String())
-		} else {
-			path = name + "." + strconv.Itoa(i)
+		if inStr || !isSpace(src[j]) {
+			break
 		}
-		h.wire[path] = it.wire
-		if it.wrap {
-			h.doc = append(h.doc, '{')
-			h.copy(it.key.Raw, it.key.Index)
-			h.doc = append(h.doc, ':')
+		if i > runH {
+			h.segs = append(h.segs, segment{runH, runS, i - runH})
 		}
-		h.copy(it.val.Raw, it.val.Index)
-		if it.wrap {
-			h.doc = append(h.doc, '}')
+		for j < len(src) && isSpace(src[j]) {
+			j++
 		}
+		runH, runS = i, j
 	}
-	h.doc = append(h.doc, close)
+	if i > runH {
+		h.segs = append(h.segs, segment{runH, runS, i - runH})
+	}
 }
 
-// copy appends raw, found at offset at of the record (-1 if unknown).
-func (h *header) copy(raw string, at int) {
-	if at >= 0 && at+len(raw) <= len(h.src) && string(h.src[at:at+len(raw)]) == raw {
-		h.segs = append(h.segs, segment{len(h.doc), at, len(raw)})
-	}
-	h.doc = append(h.doc, raw...)
-}
+// isSpace reports JSON whitespace.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -182,22 +182,33 @@ func renderFile(f string, headers []testHeader, say string) []byte {
 	return b.Bytes()
 }
 
-// Paths of header places in each rendering.
+// Paths of header places in each rendering: the header of a body is its
+// own members verbatim, so Gemini's tools keep their tools entry.
+func toolPath(f string, i int) string {
+	switch f {
+	case "gemini":
+		return fmt.Sprintf("tools.0.functionDeclarations.%d", i)
+	case "gemini-snake":
+		return fmt.Sprintf("tools.0.function_declarations.%d", i)
+	}
+	return fmt.Sprintf("tools.%d", i)
+}
+
 func descPath(f string, i int) string {
 	if f == "openai-chat" {
-		return fmt.Sprintf("tools.%d.function.description", i)
+		return toolPath(f, i) + ".function.description"
 	}
-	return fmt.Sprintf("tools.%d.description", i)
+	return toolPath(f, i) + ".description"
 }
 
 func paramsPath(f string, i int) string {
 	switch f {
 	case "openai-chat":
-		return fmt.Sprintf("tools.%d.function.parameters", i)
+		return toolPath(f, i) + ".function.parameters"
 	case "anthropic":
-		return fmt.Sprintf("tools.%d.input_schema", i)
+		return toolPath(f, i) + ".input_schema"
 	}
-	return fmt.Sprintf("tools.%d.parameters", i)
+	return toolPath(f, i) + ".parameters"
 }
 
 func systemPath(f string) string {
@@ -206,12 +217,10 @@ func systemPath(f string) string {
 		return "system.0.text"
 	case "openai-chat":
 		return "system.0.content"
-	case "openai-responses":
-		return "system.0"
 	case "gemini", "gemini-snake":
-		return "system.0.parts.0.text"
+		return "system.parts.0.text"
 	}
-	return "system"
+	return "system" // a log's system string, Responses' instructions
 }
 
 // setString replaces the string member key of the raw object obj.

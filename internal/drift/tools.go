@@ -1,9 +1,12 @@
 package drift
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/headergold/headergold/internal/wire"
 	"github.com/tidwall/gjson"
 )
 
@@ -27,36 +30,145 @@ func toolName(t gjson.Result, i int) string {
 	return name
 }
 
-func toolNames(ts []gjson.Result) []string {
-	names := make([]string, len(ts))
-	for i, t := range ts {
-		names[i] = toolName(t, i)
-	}
-	return names
+// unit is one tool as tools are matched: an element of the tools array,
+// or, in Gemini's nested tools, one function declaration or one built-in
+// tool of a tools entry.
+type unit struct {
+	val  gjson.Result
+	path []string // below the tools array: "3", or "0", "functionDeclarations", "2"
+	name string
+	// group and rank place the unit: its tools entry, and its place among
+	// the units of that entry.
+	group, rank int
 }
 
+// listUnits returns the elements of a tools array as units.
+func listUnits(arr gjson.Result) (units []unit, groups []string) {
+	i := 0
+	arr.ForEach(func(_, t gjson.Result) bool {
+		units = append(units, unit{val: t, path: []string{strconv.Itoa(i)}, name: toolName(t, i), group: i})
+		i++
+		return true
+	})
+	return units, nil
+}
+
+// geminiUnits flattens Gemini's tools: the function declarations of every
+// entry, in order, each a unit, and every other member of an entry that
+// has declarations (a built-in tool beside them) a unit named by its key,
+// the members of an entry taken in key order; an entry without
+// declarations ({"googleSearch":{}}) is one unit. groups describes how the
+// units are grouped into entries, one string per entry, so that two lists
+// of the same tools grouped differently can be told.
+func geminiUnits(arr gjson.Result) (units []unit, groups []string) {
+	g := 0
+	arr.ForEach(func(_, entry gjson.Result) bool {
+		ms, _ := members(entry)
+		if !entry.IsObject() || !slices.ContainsFunc(ms, func(m member) bool { return isDeclarations(m) }) {
+			units = append(units, unit{val: entry, path: []string{strconv.Itoa(g)}, name: toolName(entry, g), group: g})
+			groups = append(groups, "tool")
+			g++
+			return true
+		}
+		// Members of an entry in key order: their order in the entry is
+		// an object's key order (an encoding), not an order of tools.
+		slices.SortStableFunc(ms, func(x, y member) int { return strings.Compare(x.key.Str, y.key.Str) })
+		var sig strings.Builder
+		rank := 0
+		for _, m := range ms {
+			key := gjson.Escape(m.key.Str)
+			sig.WriteString(m.key.Raw)
+			for _, d := range m.dropped {
+				sig.WriteString(d.Raw) // a duplicate regroups too
+			}
+			if !isDeclarations(m) {
+				units = append(units, unit{val: m.val, path: []string{strconv.Itoa(g), key}, name: m.key.Str, group: g, rank: rank})
+				rank++
+				sig.WriteString(":tool,")
+				continue
+			}
+			i := 0
+			m.val.ForEach(func(_, d gjson.Result) bool {
+				units = append(units, unit{val: d, path: []string{strconv.Itoa(g), key, strconv.Itoa(i)}, name: toolName(d, i), group: g, rank: rank})
+				i++
+				rank++
+				return true
+			})
+			fmt.Fprintf(&sig, ":%d,", i)
+		}
+		groups = append(groups, sig.String())
+		g++
+		return true
+	})
+	return units, groups
+}
+
+// isDeclarations reports whether a member of a Gemini tools entry is its
+// list of function declarations.
+func isDeclarations(m member) bool {
+	return (m.key.Str == "functionDeclarations" || m.key.Str == "function_declarations") && m.val.IsArray()
+}
+
+// earlier returns the path of whichever of two units comes first in its
+// header (by entry, then place in it, then path), so that a difference
+// between them is placed the same way whichever side is A.
+func earlier(x, y unit) []string {
+	switch {
+	case x.group != y.group:
+		if x.group < y.group {
+			return x.path
+		}
+		return y.path
+	case x.rank != y.rank:
+		if x.rank < y.rank {
+			return x.path
+		}
+		return y.path
+	case joinPath(y.path) < joinPath(x.path):
+		return y.path
+	}
+	return x.path
+}
+
+// at returns the path of a unit below the tools path comps.
+func at(comps, path []string) []string { return append(comps, path...) }
+
 // toolList compares two tool lists at comps ("tools"). Tools are matched by
-// name, the k-th tool of a name in A with the k-th of that name in B.
+// name, the k-th tool of a name in A with the k-th of that name in B; for
+// Gemini, over the function declarations of every tools entry, flattened,
+// while paths keep the nesting (tools.0.functionDeclarations.2).
 // Unmatched tools are removed or added; matched tools outside a longest
 // common order have moved (a reorder), or, for the same set of tools, the
-// tools whose position changed when they are no more; matched tools are compared as
-// values. Differences are emitted position by position, so the first one
-// is the first position whose tool differs.
+// tools whose position changed when they are no more; matched tools are
+// compared as values. Differences are emitted position by position, so the
+// first one is the first position whose tool differs.
 //
 // a and b are the tools arrays; either may be absent (the zero Result).
 func (w *walker) toolList(comps []string, a, b gjson.Result) {
 	before := w.total
-	ta, tb := a.Array(), b.Array()
-	na, nb := toolNames(ta), toolNames(tb)
+	gemini := w.a.wire == wire.Gemini && w.b.wire == wire.Gemini
+	units := listUnits
+	if gemini {
+		units = geminiUnits
+	}
+	ua, groupsA := units(a)
+	ub, groupsB := units(b)
+	na, nb := unitNames(ua), unitNames(ub)
+	both := a.Exists() && b.Exists()
 	if slices.Equal(na, nb) {
-		if a.Exists() && b.Exists() {
+		switch {
+		case gemini && !slices.Equal(groupsA, groupsB):
+			w.regrouped(comps, a, b, groupsA, groupsB)
+		case both && !gemini:
 			w.layout(comps, a, b, "")
 		}
-		for i := range ta {
-			w.value(child(comps, strconv.Itoa(i)), ta[i], tb[i], na[i])
+		for i := range ua {
+			w.unit(comps, ua[i], ub[i])
 		}
-		if w.total == before && a.Exists() && b.Exists() {
-			w.whitespace(comps, a, b, "")
+		if w.total == before && both {
+			// Only the bytes around the tools differ: spacing, or for
+			// Gemini the key order or spacing of a tools entry.
+			w.value(comps, a, b, "")
 		}
 		return
 	}
@@ -126,35 +238,91 @@ func (w *walker) toolList(comps []string, a, b gjson.Result) {
 
 	reordered := len(lists.Moved) > 0
 	for i := range max(len(na), len(nb)) {
-		at := child(comps, strconv.Itoa(i))
-		if i < len(na) && matchA[i] < 0 {
-			oa, _ := w.offsets(ta[i].Index, -1)
-			w.emit(at, Diff{Kind: Removed, Tool: na[i], OffsetA: oa, OffsetB: -1})
+		removed, added := i < len(na) && matchA[i] < 0, i < len(nb) && matchB[i] < 0
+		emitRemoved := func() {
+			oa, _ := w.offsets(ua[i].val.Index, -1)
+			w.emit(at(comps, ua[i].path), Diff{Kind: Removed, Tool: na[i], OffsetA: oa, OffsetB: -1})
 		}
-		if i < len(nb) && matchB[i] < 0 {
-			_, ob := w.offsets(-1, tb[i].Index)
-			w.emit(at, Diff{Kind: Added, Tool: nb[i], OffsetA: -1, OffsetB: ob})
+		emitAdded := func() {
+			_, ob := w.offsets(-1, ub[i].val.Index)
+			w.emit(at(comps, ub[i].path), Diff{Kind: Added, Tool: nb[i], OffsetA: -1, OffsetB: ob})
+		}
+		switch {
+		case removed && added && joinPath(earlier(ua[i], ub[i])) != joinPath(ua[i].path):
+			emitAdded()
+			emitRemoved()
+		case removed && added:
+			emitRemoved()
+			emitAdded()
+		case removed:
+			emitRemoved()
+		case added:
+			emitAdded()
 		}
 		if reordered && ((i < len(na) && movedA[i]) || (i < len(nb) && movedB(i))) {
 			reordered = false // one reorder entry, at the first moved position
 			da, db := -1, -1
 			tool := ""
+			var path []string
 			if i < len(na) {
-				da, tool = ta[i].Index, na[i]
+				da, tool, path = ua[i].val.Index, na[i], ua[i].path
 			}
 			if i < len(nb) {
-				db = tb[i].Index
+				db = ub[i].val.Index
 				if tool == "" || !movedA[i] {
 					tool = nb[i]
 				}
+				if path == nil {
+					path = ub[i].path
+				} else {
+					path = earlier(ua[i], ub[i])
+				}
 			}
 			oa, ob := w.offsets(da, db)
-			w.emit(at, Diff{Kind: Reorder, Tool: tool, OffsetA: oa, OffsetB: ob})
+			w.emit(at(comps, path), Diff{Kind: Reorder, Tool: tool, OffsetA: oa, OffsetB: ob})
 		}
 		if i < len(na) && matchA[i] >= 0 {
-			w.value(at, ta[i], tb[matchA[i]], na[i])
+			w.unit(comps, ua[i], ub[matchA[i]])
 		}
 	}
+}
+
+func unitNames(us []unit) []string {
+	names := make([]string, len(us))
+	for i, u := range us {
+		names[i] = u.name
+	}
+	return names
+}
+
+// unit compares two matched tools, at the earlier of their paths.
+func (w *walker) unit(comps []string, x, y unit) {
+	path := at(comps, earlier(x, y))
+	outer := w.toolDepth
+	w.toolDepth = len(path)
+	w.value(path, x.val, y.val, x.name)
+	w.toolDepth = outer
+}
+
+// regrouped records that the same Gemini tools, in the same order, are
+// grouped into tools entries another way, at the first entry that differs.
+func (w *walker) regrouped(comps []string, a, b gjson.Result, groupsA, groupsB []string) {
+	g := 0
+	for g < len(groupsA) && g < len(groupsB) && groupsA[g] == groupsB[g] {
+		g++
+	}
+	ea, eb := a.Get(strconv.Itoa(g)), b.Get(strconv.Itoa(g))
+	da, db := -1, -1
+	if ea.Exists() {
+		da = ea.Index
+	}
+	if eb.Exists() {
+		db = eb.Index
+	}
+	oa, ob := w.offsets(da, db)
+	path := child(comps, strconv.Itoa(g))
+	w.emit(path, Diff{Kind: Content, Note: "grouping", OffsetA: oa, OffsetB: ob})
+	w.setContent(path, ea, eb, "")
 }
 
 // increasing marks a longest strictly increasing subsequence of seq.

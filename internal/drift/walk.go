@@ -25,6 +25,9 @@ type walker struct {
 	encoding *EncodingDetail
 	tools    *ToolLists
 	encToks  [2]string // the differing bytes of the first escaping difference
+	// toolDepth is the length of the path of the tool being compared:
+	// what follows it is the field inside the tool.
+	toolDepth int
 }
 
 // describe compares two headers that differ and describes the difference.
@@ -465,8 +468,8 @@ func (w *walker) setContent(comps []string, a, b gjson.Result, tool string) {
 		return
 	}
 	c := &ContentDetail{Path: joinPath(comps), At: -1}
-	if tool != "" && len(comps) > 2 {
-		c.Tool, c.Field = tool, joinPath(comps[2:])
+	if tool != "" && len(comps) > w.toolDepth {
+		c.Tool, c.Field = tool, joinPath(comps[w.toolDepth:])
 	} else if tool != "" {
 		c.Tool = tool
 	}

@@ -93,7 +93,7 @@ func TestOffsets(t *testing.T) {
 	a := `{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"tools":[{"functionDeclarations":[{"name":"x","description":"a < b"}]},{"googleSearch":{}}]}`
 	b := `{"contents":[{"role":"user","parts":[{"text":"hello"}]}],"tools":[{"functionDeclarations":[{"name":"x","description":"a \u003c b"}]},{"googleSearch":{}}]}`
 	res := compareBytes(t, []byte(a+"\n"), []byte(b+"\n"), Options{})
-	checkDrift(t, res, 1, "tools.0.description", Encoding)
+	checkDrift(t, res, 1, "tools.0.functionDeclarations.0.description", Encoding)
 	e := res.First.Encoding
 	if a[e.OffsetA:e.OffsetA+1] != "<" || b[e.OffsetB:e.OffsetB+6] != `\u003c` {
 		t.Fatalf("offsets %d, %d point at %q and %q", e.OffsetA, e.OffsetB, a[e.OffsetA:], b[e.OffsetB:])
@@ -119,24 +119,46 @@ func TestBodyParts(t *testing.T) {
 		path, wire string
 		kinds      []Kind
 	}{
-		{"responses developer item",
-			`{"model":"m","input":[{"role":"developer","content":"be brief"},{"role":"user","content":"q"}]}`,
-			`{"model":"m","input":[{"role":"developer","content":"be short"},{"role":"user","content":"q"}]}`,
-			"system.0.content", "input.0.content", []Kind{Content}},
 		{"responses instructions",
 			`{"model":"m","instructions":"x","input":"q"}`, `{"model":"m","instructions":"y","input":"other"}`,
-			"system.0", "instructions", []Kind{Content}},
+			"system", "instructions", []Kind{Content}},
 		{"anthropic system string",
 			`{"model":"m","system":"x","messages":[],"max_tokens":1}`, `{"model":"m","system":"y","messages":[{"role":"user","content":"q"}],"max_tokens":1}`,
-			"system.0", "system", []Kind{Content}},
-		{"chat developer message late",
-			`{"model":"m","messages":[{"role":"user","content":"q"},{"role":"developer","content":"a"}]}`,
-			`{"model":"m","messages":[{"role":"user","content":"z"},{"role":"developer","content":"b"}]}`,
-			"system.0.content", "messages.1.content", []Kind{Content}},
+			"system", "system", []Kind{Content}},
+		{"anthropic system blocks",
+			`{"model":"m","system":[{"type":"text","text":"x"}],"messages":[]}`, `{"model":"m","system":[{"type":"text","text":"y"}],"messages":[]}`,
+			"system.0.text", "system.0.text", []Kind{Content}},
+		{"chat leading developer message",
+			`{"model":"m","messages":[{"role":"system","content":"s"},{"role":"developer","content":"a"},{"role":"user","content":"q"}]}`,
+			`{"model":"m","messages":[{"role":"system","content":"s"},{"role":"developer","content":"b"},{"role":"user","content":"z"}]}`,
+			"system.1.content", "messages.1.content", []Kind{Content}},
+		{"chat system message added",
+			`{"model":"m","messages":[{"role":"user","content":"q"}]}`,
+			`{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"q"}]}`,
+			"system", "", []Kind{Content}},
+		{"gemini system instruction",
+			`{"contents":[],"systemInstruction":{"parts":[{"text":"x"}]}}`, `{"contents":[],"systemInstruction":{"parts":[{"text":"y"}]}}`,
+			"system.parts.0.text", "systemInstruction.parts.0.text", []Kind{Content}},
 		{"gemini snake",
 			`{"contents":[],"system_instruction":{"parts":[{"text":"x"}]},"tools":[{"function_declarations":[{"name":"f"}]}]}`,
 			`{"contents":[],"system_instruction":{"parts":[{"text":"x"}]},"tools":[{"function_declarations":[{"name":"f","description":"d"}]}]}`,
-			"tools.0.description", "tools.0.function_declarations.0.description", []Kind{Content}},
+			"tools.0.function_declarations.0.description", "tools.0.function_declarations.0.description", []Kind{Content}},
+		{"gemini declarations reordered across entries",
+			`{"contents":[],"tools":[{"functionDeclarations":[{"name":"a"}]},{"functionDeclarations":[{"name":"b"},{"name":"c"}]}]}`,
+			`{"contents":[],"tools":[{"functionDeclarations":[{"name":"b"}]},{"functionDeclarations":[{"name":"a"},{"name":"c"}]}]}`,
+			"tools.0.functionDeclarations.0", "tools.0.functionDeclarations.0", []Kind{Reorder}},
+		{"gemini declaration removed from the second entry",
+			`{"contents":[],"tools":[{"functionDeclarations":[{"name":"a"}]},{"functionDeclarations":[{"name":"b"},{"name":"c"}]}]}`,
+			`{"contents":[],"tools":[{"functionDeclarations":[{"name":"a"}]},{"functionDeclarations":[{"name":"c"}]}]}`,
+			"tools.1.functionDeclarations.0", "tools.1.functionDeclarations.0", []Kind{Removed}},
+		{"gemini same tools grouped another way",
+			`{"contents":[],"tools":[{"functionDeclarations":[{"name":"a"},{"name":"b"}]}]}`,
+			`{"contents":[],"tools":[{"functionDeclarations":[{"name":"a"}]},{"functionDeclarations":[{"name":"b"}]}]}`,
+			"tools.0", "tools.0", []Kind{Content}},
+		{"gemini entry spacing",
+			`{"contents":[],"tools":[{"functionDeclarations":[{"name":"a"}],"googleSearch":{}}]}`,
+			`{"contents":[],"tools":[{"googleSearch":{},"functionDeclarations":[{"name":"a"}]}]}`,
+			"tools.0", "tools.0", []Kind{Encoding}},
 		{"gemini built-in tool",
 			`{"contents":[],"tools":[{"googleSearch":{}},{"codeExecution":{}}]}`,
 			`{"contents":[],"tools":[{"codeExecution":{}},{"googleSearch":{}}]}`,
@@ -158,6 +180,21 @@ func TestBodyParts(t *testing.T) {
 			}
 		})
 	}
+	t.Run("conversation only", func(t *testing.T) {
+		// Responses' system is instructions only: developer input items
+		// are conversation, as are OpenAI Chat's system messages after
+		// the first user message.
+		for _, pair := range [][2]string{
+			{`{"model":"m","input":[{"role":"developer","content":"be brief"},{"role":"user","content":"q"}]}`,
+				`{"model":"m","input":[{"role":"developer","content":"be short"},{"role":"user","content":"q"}]}`},
+			{`{"model":"m","messages":[{"role":"user","content":"q"},{"role":"developer","content":"a"}]}`,
+				`{"model":"m","messages":[{"role":"user","content":"z"},{"role":"developer","content":"b"}]}`},
+		} {
+			if res := compareBytes(t, []byte(pair[0]), []byte(pair[1]), Options{}); !res.Identical {
+				t.Errorf("conversation reported as drift: %+v", res.First)
+			}
+		}
+	})
 	t.Run("only stream differs", func(t *testing.T) {
 		res := compareBytes(t, []byte(`{"model":"a","messages":[],"stream":true,"stream_options":{"include_usage":true}}`), []byte(`{"model":"a","messages":[]}`), Options{})
 		if !res.Identical {

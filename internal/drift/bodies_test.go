@@ -1,0 +1,167 @@
+package drift
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/headergold/headergold/internal/wire"
+)
+
+// TestBodyHeaderDocument pins the header document of a body in each
+// format: each part is the body's own member, verbatim.
+func TestBodyHeaderDocument(t *testing.T) {
+	for _, tc := range []struct {
+		f          Format
+		body, want string
+	}{
+		{FormatAnthropic,
+			`{"max_tokens":5,"messages":[{"role":"user","content":"hi"}],"model":"m","system":"be \u003cbrief\u003e","tools":[{"name":"a","input_schema":{}}],"stream":true}`,
+			`{"config":{"max_tokens":5,"model":"m"},"system":"be \u003cbrief\u003e","tools":[{"name":"a","input_schema":{}}]}`},
+		{FormatOpenAIChat,
+			`{"model":"m","messages":[{"role":"system","content":"s"},{"role":"developer","content":"d"},{"role":"user","content":"u"}],"tools":[]}`,
+			`{"config":{"model":"m"},"system":[{"role":"system","content":"s"},{"role":"developer","content":"d"}],"tools":[]}`},
+		{FormatOpenAIResponses,
+			`{"input":[{"role":"developer","content":"d"}],"instructions":"be brief","model":"m","stream_options":{}}`,
+			`{"config":{"model":"m"},"system":"be brief"}`},
+		{FormatGemini,
+			`{"contents":[],"systemInstruction":{"parts":[{"text":"s"}]},"tools":[{"functionDeclarations":[{"name":"f"}]},{"googleSearch":{}}],"generationConfig":{}}`,
+			`{"config":{"generationConfig":{}},"system":{"parts":[{"text":"s"}]},"tools":[{"functionDeclarations":[{"name":"f"}]},{"googleSearch":{}}]}`},
+		{FormatAnthropic,
+			"{\n  \"model\": \"m\",\n  \"system\": \"a b\",\n  \"messages\": []\n}",
+			`{"config":{"model":"m"},"system":"a b"}`},
+	} {
+		h, err := bodyHeader([]byte(tc.body), 1, FormatAuto)
+		if err != nil || string(h.doc) != tc.want || h.format != tc.f {
+			t.Errorf("%s: header %s (%s), %v\nwant %s", tc.f, h.doc, h.format, err, tc.want)
+		}
+	}
+}
+
+// TestCapturedLogAgainstBodies: the request/header events a capture writes
+// (wire.Split's header, with the format) compare identical with the
+// bodies they were captured from, in every format of the real corpus; a
+// change to one body is found at its header path.
+func TestCapturedLogAgainstBodies(t *testing.T) {
+	files := map[string]wire.Format{
+		"anthropic-messages.jsonl": wire.Anthropic,
+		"openai-chat.jsonl":        wire.OpenAIChat,
+		"openai-responses.jsonl":   wire.OpenAIResponses,
+		"gemini.jsonl":             wire.Gemini,
+	}
+	for file, f := range files {
+		t.Run(string(f), func(t *testing.T) {
+			bodies := realBodies(t, file)
+			var log bytes.Buffer
+			for i, body := range bodies {
+				p, err := wire.Split(body, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintf(&log, `{"type":"request/header","data":{"request":%d,"reason":"change","format":%q,"header":%s}}`+"\n", i+1, f, p.Header())
+			}
+			res := compareBytes(t, log.Bytes(), joinLines(bodies), Options{})
+			if !res.Identical || res.Headers.A != len(bodies) {
+				t.Fatalf("captured log against its bodies: %+v", res.First)
+			}
+			// The same format on both sides: a config change is no
+			// "different formats".
+			changed := append([]byte(`{"x_extra":1,`), bytes.TrimPrefix(bytes.TrimSpace(bodies[0]), []byte("{"))...)
+			res = compareBytes(t, log.Bytes(), joinLines(append([][]byte{changed}, bodies[1:]...)), Options{})
+			checkDrift(t, res, 1, "config.x_extra", Content)
+			if !strings.Contains(res.First.Cause, "call config") {
+				t.Errorf("cause %q", res.First.Cause)
+			}
+		})
+	}
+}
+
+// realBodies reads the non-blank lines of a file of the real corpus.
+func realBodies(t *testing.T, file string) [][]byte {
+	t.Helper()
+	fh, err := os.Open(filepath.Join(corpusDir(t), "real", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	var out [][]byte
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		if len(bytes.TrimSpace(sc.Bytes())) > 0 {
+			out = append(out, bytes.Clone(sc.Bytes()))
+		}
+	}
+	if err := sc.Err(); err != nil || len(out) == 0 {
+		t.Fatalf("%s: %d bodies, %v", file, len(out), err)
+	}
+	return out
+}
+
+// TestBodyOffsets: offsets point at the differing bytes of each record,
+// through a pretty-printed body's whitespace and the parts Split moves.
+func TestBodyOffsets(t *testing.T) {
+	for _, tc := range []struct {
+		name, a, b, path string
+		atA, atB         string // what the record holds at each offset
+	}{
+		{"pretty against compact",
+			"{\n  \"model\": \"m\",\n  \"messages\": [],\n  \"tools\": [\n    {\n      \"name\": \"read\",\n      \"description\": \"Read a file\"\n    }\n  ]\n}",
+			`{"model":"m","messages":[],"tools":[{"name":"read","description":"Read a file."}]}`,
+			"tools.0.description", `"Read a file"`, `"Read a file."`},
+		{"chat system message",
+			`{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"u"}]}`,
+			`{"model":"m","messages":[{"role":"system","content":"t"},{"role":"user","content":"u"}]}`,
+			"system.0.content", `"s"`, `"t"`},
+		{"anthropic system removed",
+			`{"model":"m","system":"s","messages":[]}`, `{"model":"m","messages":[]}`,
+			"system", `"system"`, ""},
+		{"chat system removed",
+			`{"model":"m","messages":[{"role":"system","content":"s"}]}`, `{"model":"m","messages":[]}`,
+			"system", `{"role":"system"`, ""},
+		{"pretty config",
+			"{\n  \"model\": \"m\",\n  \"max_tokens\": 5,\n  \"messages\": []\n}",
+			`{"model":"m","max_tokens":6,"messages":[]}`,
+			"config.max_tokens", "5", "6"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := compareBytes(t, []byte(tc.a+"\n"), []byte(tc.b+"\n"), Options{})
+			if res.Identical || res.First.Path != tc.path {
+				t.Fatalf("got %+v, want a difference at %s", res.First, tc.path)
+			}
+			for _, s := range []struct {
+				rec, want string
+				off       int
+			}{{tc.a, tc.atA, res.First.A.Offset}, {tc.b, tc.atB, res.First.B.Offset}} {
+				if s.want == "" {
+					if s.off != -1 {
+						t.Errorf("offset %d, want -1 (absent)", s.off)
+					}
+					continue
+				}
+				if s.off < 0 || !strings.HasPrefix(s.rec[s.off:], s.want) {
+					t.Errorf("offset %d, want it at %q in %q", s.off, s.want, s.rec)
+				}
+			}
+		})
+	}
+}
+
+// TestBodyRefused: a body wire.Split refuses is invalid input, where it is.
+func TestBodyRefused(t *testing.T) {
+	ok := `{"model":"m","messages":[]}` + "\n"
+	for body, want := range map[string]string{
+		`{"model":"a","model":"b","messages":[]}`:                        `B:2: the body has the member "model" twice`,
+		`{"contents":[],"systemInstruction":{},"system_instruction":{}}`: "B:2: the body has two system members",
+		`{"model":"m"}`: "B:2: cannot tell the wire format of this request body (no messages, input or contents member); use -format",
+	} {
+		_, err := Compare(Source{"A", strings.NewReader(ok + ok)}, Source{"B", strings.NewReader(ok + body + "\n")}, Options{})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", body, err, want)
+		}
+	}
+}
