@@ -44,6 +44,11 @@ validated and checked (rebuild, permutation, uniformity) before anything is
 written; then every file is written to a temp file, synced and renamed, and
 a failure at any point restores the old files.
 
+A captured scenario (a fixture with "agent") runs its agent against a fake
+provider on 127.0.0.1; its repeat pass (the fixture's "runs", default 4)
+must give identical logs before anything is written. Scenarios whose agent
+is an in-process Go function are recorded from go test (GOLDIE_UPDATE=1).
+
 Examples:
   go run ./cmd/record                         record every fixture
   go run ./cmd/record -run '^tool-order$'     record one fixture

@@ -245,3 +245,27 @@ func TestRecordRefusesOutputIntoGolden(t *testing.T) {
 		t.Errorf("empty -run: exit %d, %q", code, errs)
 	}
 }
+
+// A captured scenario's -o log is the full log: the agent's own system
+// text and tools, no placeholders.
+func TestRecordCapturedFullLog(t *testing.T) {
+	fixtures, golden := copyBundled(t)
+	out := filepath.Join(t.TempDir(), "weather.jsonl")
+	t.Setenv("CI", "true") // -o writes outside golden/, so CI does not stop it
+	code, stdout, stderr := record(t, "-fixtures", fixtures, "-golden", golden, "-run", "^captured-weather$", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"format":"anthropic"`, `"system":"You are a weather assistant.`, `{"name":"get_weather","description":"Current weather for a city."`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("full log lacks %s", want)
+		}
+	}
+	if strings.Contains(string(b), `"tools":"<<tools>>"}}}`) {
+		t.Error("the full log is templated")
+	}
+}

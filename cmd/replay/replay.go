@@ -23,6 +23,12 @@ each request is rebuilt from its log prefix, the templated log and pinned
 sidecars are compared byte for byte, and -shuffle more runs register
 plugins and sections in seeded random and concurrent orders.
 
+A captured scenario (a fixture with "agent") runs its agent as a
+subprocess against a fake provider on 127.0.0.1, as many times as its
+"runs" says (default 4; -shuffle 0 runs it once), and every run's log must
+be byte-identical to the first's. Scenarios whose agent is an in-process Go
+function run from go test (harness.Options.Agent), not from here.
+
 Examples:
   go run ./cmd/replay                          replay the bundled fixtures
   go run ./cmd/replay -run '^tool-' -v         replay the tool-* fixtures
