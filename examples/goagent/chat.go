@@ -29,6 +29,17 @@ func openAIOptions(c Config) []option.RequestOption {
 	return opts
 }
 
+// openAIError adds the API's error message to err: openai-go's error
+// string gives the status only, and an agent run by headergold fails with
+// this text, where the fake provider says what it expected.
+func openAIError(err error) error {
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) && apiErr.Message != "" {
+		return fmt.Errorf("%w: %s", err, apiErr.Message)
+	}
+	return err
+}
+
 // newChat starts a Chat Completions conversation.
 func newChat(c Config, model string, tools []Tool, tag string) *chatConv {
 	params := openai.ChatCompletionNewParams{
@@ -63,7 +74,7 @@ func (a *chatConv) send(ctx context.Context) (turn, error) {
 		err := s.Err()
 		s.Close()
 		if err != nil {
-			return turn{}, fmt.Errorf("chat stream: %w", err)
+			return turn{}, fmt.Errorf("chat stream: %w", openAIError(err))
 		}
 		if len(acc.Choices) == 0 {
 			return turn{}, errors.New("chat stream ended without a choice")
@@ -72,7 +83,7 @@ func (a *chatConv) send(ctx context.Context) (turn, error) {
 	} else {
 		cc, err := a.client.Chat.Completions.New(ctx, a.params)
 		if err != nil {
-			return turn{}, fmt.Errorf("chat completions: %w", err)
+			return turn{}, fmt.Errorf("chat completions: %w", openAIError(err))
 		}
 		if len(cc.Choices) == 0 {
 			return turn{}, errors.New("chat completion without a choice")

@@ -206,3 +206,31 @@ func TestStepLimit(t *testing.T) {
 		t.Errorf("agent failure %q does not say %q", agent[0].Msg, want)
 	}
 }
+
+// TestProviderErrorReachesAgent: a request past the script gets the fake
+// provider's error response in that API's shape, and each SDK, streaming
+// or not, hands its message to the agent, whose error says what the
+// provider expected (not only the HTTP status).
+func TestProviderErrorReachesAgent(t *testing.T) {
+	for _, api := range apis {
+		for _, stream := range []string{"0", "1"} {
+			t.Run(string(api)+"/stream="+stream, func(t *testing.T) {
+				t.Parallel()
+				fx := weatherScenario(api, map[string]string{"STREAM": stream}, 1)
+				fx["replies"] = fx["replies"].([]any)[:1] // the answer is missing
+				suite, f := scenario(t, "short", fx, goagent.Run)
+				_, res := suite.Check(f)
+				agent := failures(res, harness.CheckAgent)
+				if len(agent) != 1 {
+					t.Fatalf("want one agent failure, got %v", res.Failures)
+				}
+				// The harness appends its own account of the request
+				// ("; HTTP request 2 …"); the agent's error comes first.
+				own, _, _ := strings.Cut(agent[0].Msg, "; HTTP request")
+				if !strings.Contains(own, "step 2") || !strings.Contains(own, "request 2 is past the script") {
+					t.Errorf("the agent's error %q does not carry the provider's message", own)
+				}
+			})
+		}
+	}
+}

@@ -60,7 +60,7 @@ func (a *responsesConv) send(ctx context.Context) (turn, error) {
 		err := s.Err()
 		s.Close()
 		if err != nil {
-			return turn{}, fmt.Errorf("responses stream: %w", err)
+			return turn{}, fmt.Errorf("responses stream: %w", openAIError(err))
 		}
 		if resp == nil {
 			return turn{}, errors.New("responses stream ended without response.completed")
@@ -68,7 +68,7 @@ func (a *responsesConv) send(ctx context.Context) (turn, error) {
 	} else {
 		r, err := a.client.Responses.New(ctx, a.params)
 		if err != nil {
-			return turn{}, fmt.Errorf("responses: %w", err)
+			return turn{}, fmt.Errorf("responses: %w", openAIError(err))
 		}
 		resp = r
 	}
