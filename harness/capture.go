@@ -79,7 +79,7 @@ func (s *Suite) runCaptured(f *Fixture, v variation) (*runResult, error) {
 	if len(f.Agent.Exec) == 0 && s.opts.Agent == nil {
 		return nil, fmt.Errorf("%s has an in-process agent (no agent.exec): run it from go test with harness.Test and Options.Agent, or give it an exec", f.Name)
 	}
-	srv, err := capture.Start(wireReplies(f.Replies))
+	srv, err := capture.Start(capture.Options{Replies: wireReplies(f.Replies)})
 	if err != nil {
 		return nil, err
 	}

@@ -80,7 +80,7 @@ func BenchmarkCaptureOverhead(b *testing.B) {
 	for b.Loop() {
 		if srv == nil {
 			var err error
-			if srv, err = Start(replies); err != nil {
+			if srv, err = Start(Options{Replies: replies}); err != nil {
 				b.Fatal(err)
 			}
 			served = 0

@@ -50,7 +50,7 @@ func post(t *testing.T, url, path string, body []byte) (int, []byte) {
 
 func start(t *testing.T, replies ...wire.Reply) *Server {
 	t.Helper()
-	s, err := Start(replies)
+	s, err := Start(Options{Replies: replies})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,12 +28,36 @@ type Request struct {
 	parts  *wire.Parts // Body split, kept so the log need not split it again
 }
 
+// Options configure a fake provider.
+type Options struct {
+	// Replies is the script: one reply per generation request.
+	Replies []wire.Reply
+	// Upstream, when set, makes the server a recording proxy: each
+	// generation request of format f is forwarded, with the agent's own
+	// HTTP headers (its API key among them), to Upstream(f) followed by
+	// the request's path and query; the real response is streamed back
+	// unchanged and kept as a recorded reply (see [Server.Recorded]).
+	// Replies is then unused.
+	Upstream func(f wire.Format) string
+	// Client sends upstream requests; nil means a client with no
+	// overall timeout (streams may be long) and a 60s header timeout.
+	Client *http.Client
+	// Listener, when set, is served instead of a new listener on
+	// 127.0.0.1 at a free port.
+	Listener net.Listener
+}
+
 // Server is a fake provider serving one scripted scenario.
 type Server struct {
-	replies []wire.Reply
-	srv     *http.Server
-	ln      net.Listener
-	done    chan struct{}
+	replies  []wire.Reply
+	upstream func(wire.Format) string
+	client   *http.Client
+	srv      *http.Server
+	ln       net.Listener
+	done     chan struct{}
+	consumed chan struct{} // closed once every scripted reply is served
+	failed   chan struct{} // closed at the first failure
+	recorded []wire.Reply
 
 	mu       sync.Mutex
 	requests []Request
@@ -42,13 +66,24 @@ type Server struct {
 	format   wire.Format
 }
 
-// Start serves replies on 127.0.0.1 at a free port until Close.
-func Start(replies []wire.Reply) (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("fake provider: %w", err)
+// Start serves the script until Close.
+func Start(opts Options) (*Server, error) {
+	ln := opts.Listener
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			return nil, fmt.Errorf("fake provider: %w", err)
+		}
 	}
-	s := &Server{replies: replies, ln: ln, done: make(chan struct{})}
+	client := opts.Client
+	if client == nil {
+		client = &http.Client{Transport: &http.Transport{ResponseHeaderTimeout: 60 * time.Second, Proxy: http.ProxyFromEnvironment}}
+	}
+	s := &Server{replies: opts.Replies, upstream: opts.Upstream, client: client, ln: ln,
+		done: make(chan struct{}), consumed: make(chan struct{}), failed: make(chan struct{})}
+	if opts.Upstream == nil && len(opts.Replies) == 0 {
+		close(s.consumed)
+	}
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		defer close(s.done)
@@ -88,7 +123,22 @@ func (s *Server) Failures() []string {
 func (s *Server) Unused() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.upstream != nil {
+		return 0
+	}
 	return max(len(s.replies)-len(s.requests), 0)
+}
+
+// Consumed is closed once every scripted reply has been served: an agent
+// started by someone else is then done.
+func (s *Server) Consumed() <-chan struct{} { return s.consumed }
+
+// Recorded returns the replies recorded from the upstream provider, one
+// per generation request, each with the response as received.
+func (s *Server) Recorded() []wire.Reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]wire.Reply(nil), s.recorded...)
 }
 
 // guessFormat picks the error shape for a path no format serves.
@@ -114,7 +164,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	where := fmt.Sprintf("HTTP request %d (%s %s)", s.httpN, r.Method, r.URL.Path)
 	fail := func(f wire.Format, status int, format string, args ...any) {
 		msg := fmt.Sprintf(format, args...)
-		s.failures = append(s.failures, where+": "+msg)
+		s.addFailure(where+": "+msg)
 		wire.WriteError(w, f, status, "headergold fake provider: "+msg)
 	}
 	e, ok := wire.Route(r.URL.Path)
@@ -150,7 +200,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		fail(e.Format, http.StatusBadRequest, "request %d is %s, but this scenario's requests are %s (its first request set the format)", n, e.Format, s.format)
 		return
 	}
-	if n > len(s.replies) {
+	if s.upstream == nil && n > len(s.replies) {
 		fail(e.Format, http.StatusBadRequest, "request %d is past the script: the scenario scripts %d repl%s", n, len(s.replies), plural(len(s.replies), "y", "ies"))
 		return
 	}
@@ -162,14 +212,24 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.format = e.Format
 	stream := e.Stream || parts.Stream
 	s.requests = append(s.requests, Request{N: n, Path: r.URL.Path, Format: e.Format, Stream: stream, Body: body, parts: parts})
+	if s.upstream != nil {
+		s.proxy(w, r, e, n, body, where)
+		return
+	}
+	if rec := s.replies[n-1].Recorded; rec != nil {
+		writeRecorded(w, rec)
+		s.served(n)
+		return
+	}
 	model := e.Model
 	if model == "" {
 		model = gjson.GetBytes(parts.Config, "model").String()
 	}
+	defer s.served(n)
 	if err := wire.WriteResponse(w, e, stream, model, n, s.replies[n-1]); err != nil {
 		// A reply refused before writing still gets an error response;
 		// one cut while streaming has nothing more to say to the agent.
-		s.failures = append(s.failures, fmt.Sprintf("%s: writing reply %d: %v", where, n, err))
+		s.addFailure(fmt.Sprintf("%s: writing reply %d: %v", where, n, err))
 		wire.WriteError(w, e.Format, http.StatusInternalServerError, "headergold fake provider: "+err.Error())
 	}
 }
@@ -179,4 +239,133 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// addFailure records a failure; the first closes Failed. Callers hold mu.
+func (s *Server) addFailure(msg string) {
+	if len(s.failures) == 0 {
+		close(s.failed)
+	}
+	s.failures = append(s.failures, msg)
+}
+
+// Failed is closed at the first failed request.
+func (s *Server) Failed() <-chan struct{} { return s.failed }
+
+// served notes that reply n went out; the last one closes Consumed.
+func (s *Server) served(n int) {
+	if n == len(s.replies) {
+		close(s.consumed)
+	}
+}
+
+// writeRecorded serves a recorded response byte for byte.
+func writeRecorded(w http.ResponseWriter, rec *wire.Recorded) {
+	if rec.ContentType != "" {
+		w.Header().Set("Content-Type", rec.ContentType)
+	}
+	status := rec.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	w.WriteHeader(status)
+	io.WriteString(w, rec.Body)
+}
+
+// hopHeaders are not forwarded either way; Accept-Encoding is left to
+// the client so that the response read here is the decoded one.
+var hopHeaders = map[string]bool{"Connection": true, "Keep-Alive": true, "Proxy-Connection": true, "Te": true,
+	"Trailer": true, "Transfer-Encoding": true, "Upgrade": true, "Host": true, "Content-Length": true,
+	"Accept-Encoding": true, "Content-Encoding": true}
+
+// proxy forwards one generation request upstream, streams the answer
+// back to the agent as it arrives and records it.
+func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, n int, body []byte, where string) {
+	target := strings.TrimRight(s.upstream(e.Format), "/") + r.URL.Path
+	if r.URL.RawQuery != "" {
+		target += "?" + r.URL.RawQuery
+	}
+	// Messages name the upstream without its query, which may hold a key.
+	shown := strings.TrimRight(s.upstream(e.Format), "/") + r.URL.Path
+	fail := func(status int, format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		s.addFailure(where+": "+msg)
+		wire.WriteError(w, e.Format, status, "headergold recording proxy: "+msg)
+	}
+	req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, target, bytes.NewReader(body))
+	if err != nil {
+		fail(http.StatusBadGateway, "upstream %s: %v", shown, err)
+		return
+	}
+	for k, vs := range r.Header {
+		if !hopHeaders[http.CanonicalHeaderKey(k)] {
+			req.Header[k] = vs
+		}
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		// The error may quote the URL: show it without the query.
+		fail(http.StatusBadGateway, "upstream %s did not answer: %v", shown, redactURL(err, target, shown))
+		return
+	}
+	defer resp.Body.Close()
+	for k, vs := range resp.Header {
+		if !hopHeaders[http.CanonicalHeaderKey(k)] {
+			w.Header()[k] = vs
+		}
+	}
+	w.WriteHeader(resp.StatusCode)
+	rc := http.NewResponseController(w)
+	var got bytes.Buffer
+	buf := make([]byte, 32<<10)
+	var readErr error
+	for {
+		k, err := resp.Body.Read(buf)
+		if k > 0 {
+			got.Write(buf[:k])
+			w.Write(buf[:k])
+			rc.Flush()
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			readErr = err
+			break
+		}
+	}
+	switch {
+	case readErr != nil:
+		s.addFailure(fmt.Sprintf("%s: the upstream response broke off after %d bytes: %v", where, got.Len(), redactURL(readErr, target, shown)))
+		return
+	case resp.StatusCode >= 300:
+		s.addFailure(fmt.Sprintf("%s: upstream %s answered HTTP %d: %s", where, shown, resp.StatusCode, upstreamMessage(got.Bytes())))
+		return
+	}
+	ct := resp.Header.Get("Content-Type")
+	reply, err := wire.ParseResponse(e.Format, ct, got.Bytes())
+	if err != nil {
+		s.addFailure(fmt.Sprintf("%s: reading the upstream response: %v", where, err))
+		return
+	}
+	reply.Recorded = &wire.Recorded{Status: resp.StatusCode, ContentType: ct, Body: got.String()}
+	s.recorded = append(s.recorded, reply)
+}
+
+// upstreamMessage is a provider error's message, or the start of the body.
+func upstreamMessage(body []byte) string {
+	for _, p := range []string{"error.message", "message", "0.error.message"} {
+		if m := gjson.GetBytes(body, p); m.Type == gjson.String && m.Str != "" {
+			return m.Str
+		}
+	}
+	if len(body) > 300 {
+		body = body[:300]
+	}
+	return strings.TrimSpace(string(body))
+}
+
+// redactURL rewrites the full upstream URL in an error as shown.
+func redactURL(err error, target, shown string) string {
+	return strings.ReplaceAll(err.Error(), target, shown)
 }

@@ -6,6 +6,17 @@ import "encoding/json"
 type Reply struct {
 	Text      string     `json:"text,omitempty"`
 	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
+	// Recorded, when set, is a real provider's response, served back
+	// byte for byte instead of rendering Text and ToolCalls (which then
+	// only describe it).
+	Recorded *Recorded `json:"recorded,omitempty"`
+}
+
+// Recorded is a provider response as it was received.
+type Recorded struct {
+	Status      int    `json:"status"`
+	ContentType string `json:"contentType"`
+	Body        string `json:"body"`
 }
 
 // ToolCall is a tool call of a scripted reply. Its id and argument bytes
