@@ -13,6 +13,7 @@ import (
 
 	"github.com/headergold/headergold/internal/capture"
 	"github.com/headergold/headergold/internal/drift"
+	"github.com/headergold/headergold/internal/wire"
 )
 
 // Dummy API keys given to captured agents: SDKs refuse to start without
@@ -53,15 +54,18 @@ func variationOf(f *Fixture, n int) variation {
 
 // sessionEnv is the environment a captured agent gets for a fake
 // provider at url, the fixture's agent.env on top.
-func sessionEnv(f *Fixture, url string, v variation) map[string]string {
+// A recording proxy forwards the agent's own API keys, so then the
+// agent keeps the keys of the environment it inherits.
+func sessionEnv(f *Fixture, url string, v variation, upstream bool) map[string]string {
 	env := map[string]string{
 		"ANTHROPIC_BASE_URL":     url,
 		"OPENAI_BASE_URL":        url + "/v1",
 		"GOOGLE_GEMINI_BASE_URL": url,
-		"ANTHROPIC_API_KEY":      dummyKey,
-		"OPENAI_API_KEY":         dummyKey,
-		"GEMINI_API_KEY":         dummyKey,
-		"GOOGLE_API_KEY":         dummyKey,
+	}
+	if !upstream {
+		for _, k := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"} {
+			env[k] = dummyKey
+		}
 	}
 	if v.gomaxproc > 0 {
 		env["GOMAXPROCS"] = strconv.Itoa(v.gomaxproc)
@@ -71,33 +75,62 @@ func sessionEnv(f *Fixture, url string, v variation) map[string]string {
 	return env
 }
 
+// captureRun says how one run of a captured scenario reaches a provider.
+type captureRun struct {
+	replies  []wire.Reply
+	upstream bool // a recording proxy to Options.Upstream
+	listen   bool // serve Options.Listen and wait for an agent started elsewhere
+}
+
 // runCaptured runs a captured scenario once: a fake provider, the agent
 // against it, then the log of what it sent. An *agentFailure says the
 // agent or its script failed; any other error that the scenario cannot
 // run here.
-func (s *Suite) runCaptured(f *Fixture, v variation) (*runResult, error) {
-	if len(f.Agent.Exec) == 0 && s.opts.Agent == nil {
+func (s *Suite) runCaptured(f *Fixture, v variation, cr captureRun) (*runResult, error) {
+	if len(f.Agent.Exec) == 0 && s.opts.Agent == nil && !cr.listen {
 		return nil, fmt.Errorf("%s has an in-process agent (no agent.exec): run it from go test with harness.Test and Options.Agent, or give it an exec", f.Name)
 	}
-	srv, err := capture.Start(capture.Options{Replies: wireReplies(f.Replies)})
+	copts := capture.Options{Replies: cr.replies}
+	if cr.upstream {
+		copts.Upstream = s.opts.Upstream.base
+	}
+	if cr.listen {
+		copts.Listener = s.opts.Listen
+	}
+	srv, err := capture.Start(copts)
 	if err != nil {
 		return nil, err
 	}
 	defer srv.Close()
-	env := sessionEnv(f, srv.URL(), v)
+	env := sessionEnv(f, srv.URL(), v, cr.upstream)
 	timeout := time.Duration(f.Agent.Timeout)
 	if timeout == 0 {
 		timeout = DefaultAgentTimeout
 	}
+	ctx := s.opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	sess := &Session{Scenario: f.Name, Run: v.run, AnthropicBaseURL: srv.URL(), OpenAIBaseURL: srv.URL() + "/v1",
+		GeminiBaseURL: srv.URL(), HTTPClient: &http.Client{}, Env: env}
 	var runErr error
-	if len(f.Agent.Exec) > 0 {
-		runErr = capture.Run(context.Background(), capture.Command{Argv: f.Agent.Exec, Dir: f.agentDir(), Env: env, Timeout: timeout})
-	} else {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		sess := &Session{Scenario: f.Name, Run: v.run, AnthropicBaseURL: srv.URL(), OpenAIBaseURL: srv.URL() + "/v1",
-			GeminiBaseURL: srv.URL(), HTTPClient: &http.Client{}, Env: env}
-		runErr = s.opts.Agent(ctx, sess)
-		if runErr == nil && ctx.Err() != nil {
+	switch {
+	case cr.listen:
+		if s.opts.OnListen != nil {
+			s.opts.OnListen(sess)
+		}
+		select {
+		case <-srv.Consumed():
+		case <-srv.Failed():
+		case <-ctx.Done():
+			runErr = fmt.Errorf("interrupted while waiting for the agent: %w", ctx.Err())
+		}
+	case len(f.Agent.Exec) > 0:
+		runErr = capture.Run(ctx, capture.Command{Argv: f.Agent.Exec, Dir: f.agentDir(), Env: env, Timeout: timeout})
+	default:
+		actx, cancel := context.WithTimeout(ctx, timeout)
+		runErr = s.opts.Agent(actx, sess)
+		if runErr == nil && actx.Err() != nil {
 			runErr = fmt.Errorf("timed out after %s", timeout)
 		}
 		cancel()
@@ -109,16 +142,23 @@ func (s *Suite) runCaptured(f *Fixture, v variation) (*runResult, error) {
 	problems = append(problems, srv.Failures()...)
 	if n := srv.Unused(); n > 0 && runErr == nil {
 		problems = append(problems, fmt.Sprintf("%d scripted repl%s left unused: the agent sent %d generation request(s), the scenario scripts %d",
-			n, plural(n, "y", "ies"), len(srv.Requests()), len(f.Replies)))
+			n, plural(n, "y", "ies"), len(srv.Requests()), len(cr.replies)))
 	}
 	if len(problems) > 0 {
 		return nil, &agentFailure{msg: fmt.Sprintf("%s, %s: %s", f.describeExec(), v, strings.Join(problems, "; "))}
 	}
-	built, err := capture.BuildLog(srv.Requests(), wireReplies(f.Replies), f.rules())
+	replies := cr.replies
+	if cr.upstream {
+		replies = srv.Recorded()
+		if len(replies) == 0 {
+			return nil, &agentFailure{msg: fmt.Sprintf("%s, %s: the agent sent no generation request; nothing to record", f.describeExec(), v)}
+		}
+	}
+	built, err := capture.BuildLog(srv.Requests(), replies, f.rules())
 	if err != nil {
 		return nil, &agentFailure{msg: fmt.Sprintf("%s: %v", v, err)}
 	}
-	return &runResult{Log: built.Log, Requests: built.Bodies, templated: built.Templated}, nil
+	return &runResult{Log: built.Log, Requests: built.Bodies, templated: built.Templated, recorded: replies}, nil
 }
 
 func plural(n int, one, many string) string {
@@ -133,7 +173,12 @@ func (s *Suite) checkCaptured(f *Fixture, res *Result) *Outputs {
 	fail := func(check Check, format string, args ...any) {
 		res.Failures = append(res.Failures, Failure{Check: check, File: f.File, Msg: fmt.Sprintf(format, args...)})
 	}
-	first, err := s.runCaptured(f, variationOf(f, 1))
+	cr := captureRun{replies: wireReplies(f.Replies), upstream: s.opts.Upstream != nil, listen: s.opts.Listen != nil}
+	if len(f.Replies) == 0 && !cr.upstream {
+		fail(CheckInvalid, "%s has no \"replies\": script one per generation request of the agent, or record them from a real provider with record -upstream URL", f.Name)
+		return nil
+	}
+	first, err := s.runCaptured(f, variationOf(f, 1), cr)
 	if err != nil {
 		var af *agentFailure
 		if errors.As(err, &af) {
@@ -152,12 +197,23 @@ func (s *Suite) checkCaptured(f *Fixture, res *Result) *Outputs {
 		fail(CheckRebuild, "%v", err)
 	}
 	runs := f.runs()
-	if s.opts.shuffle() == 0 {
-		runs = 1
+	if s.opts.shuffle() == 0 || cr.listen {
+		runs = 1 // an agent started elsewhere runs once
+	}
+	if cr.upstream {
+		// The recorded replies become the scenario's script, written
+		// beside the goldens; the repeat pass replays them.
+		data, err := withReplies(f, first.recorded)
+		if err != nil {
+			fail(CheckInvalid, "%v", err)
+			return nil
+		}
+		out.extra = append(out.extra, FileWrite{Path: f.File, Data: data})
+		cr = captureRun{replies: first.recorded}
 	}
 	for n := 2; n <= runs; n++ {
 		v := variationOf(f, n)
-		again, err := s.runCaptured(f, v)
+		again, err := s.runCaptured(f, v, cr)
 		if err != nil {
 			fail(CheckRepeat, "%v", err)
 			break

@@ -73,6 +73,17 @@ type Redaction struct {
 type Reply struct {
 	Text      string     `json:"text,omitempty"`
 	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
+	// Recorded is the real provider's response a record -upstream kept:
+	// it is served back byte for byte, volatile ids and all, and Text and
+	// ToolCalls describe it. Only captured scenarios have it.
+	Recorded *Recorded `json:"recorded,omitempty"`
+}
+
+// Recorded is a provider response as a recording proxy received it.
+type Recorded struct {
+	Status      int    `json:"status"`
+	ContentType string `json:"contentType"`
+	Body        string `json:"body"`
 }
 
 // ToolCall is a scripted tool call. Arguments are a JSON object, sent as
@@ -123,15 +134,12 @@ func (f *Fixture) validateCaptured() error {
 	if f.Runs != nil && *f.Runs < 1 {
 		return bad("runs", "runs counts from 1 (1 disables the repeat pass)")
 	}
-	if len(f.Replies) == 0 {
-		return bad("", "a captured scenario needs \"replies\": one per generation request of the agent")
-	}
 	for i, r := range f.Replies {
 		p := fmt.Sprintf("replies[%d]", i)
-		if r.Text == "" && len(r.ToolCalls) == 0 {
+		if r.Text == "" && len(r.ToolCalls) == 0 && r.Recorded == nil {
 			return bad(p, "a reply needs text, toolCalls or both")
 		}
-		if err := checkCalls(r.ToolCalls, p, bad); err != nil {
+		if err := checkCalls(r.ToolCalls, p, r.Recorded != nil, bad); err != nil {
 			return err
 		}
 	}
@@ -153,7 +161,11 @@ func (f *Fixture) validateCaptured() error {
 
 // checkCalls checks the tool calls of one reply and makes their
 // arguments canonical.
-func checkCalls(calls []ToolCall, path string, bad func(path, format string, args ...any) error) error {
+//
+// The arguments of a recorded reply stay as the provider sent them (an
+// OpenAI model may even send arguments that are not an object): the
+// recorded response is what is served.
+func checkCalls(calls []ToolCall, path string, recorded bool, bad func(path, format string, args ...any) error) error {
 	ids := map[string]int{}
 	for k := range calls {
 		c := &calls[k]
@@ -165,6 +177,9 @@ func checkCalls(calls []ToolCall, path string, bad func(path, format string, arg
 			return bad(cp+".id", "call id %q is also toolCalls[%d] of this reply", c.ID, j)
 		}
 		ids[c.ID] = k
+		if len(c.Arguments) > 0 && recorded {
+			continue
+		}
 		if len(c.Arguments) > 0 {
 			if a := gjson.ParseBytes(c.Arguments); !a.IsObject() {
 				return bad(cp+".arguments", "arguments must be a JSON object")
@@ -213,6 +228,9 @@ func wireReplies(rs []Reply) []wire.Reply {
 	out := make([]wire.Reply, len(rs))
 	for i, r := range rs {
 		out[i].Text = r.Text
+		if rec := r.Recorded; rec != nil {
+			out[i].Recorded = &wire.Recorded{Status: rec.Status, ContentType: rec.ContentType, Body: rec.Body}
+		}
 		for _, c := range r.ToolCalls {
 			out[i].ToolCalls = append(out[i].ToolCalls, wire.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 		}

@@ -171,7 +171,6 @@ func TestCapturedValidation(t *testing.T) {
 		"reference member beside agent": {`{"description": "d", "agent": {}, "replies": [{"text": "a"}],
   "turns": []}`, `x.json:2:12: turns: "turns" belongs to the reference agent`},
 		"captured member without agent": {`{"description": "d", "turns": [{"user": "u"}], "runs": 3}`, `x.json:1:56: runs: "runs" belongs to captured scenarios`},
-		"no replies":                    {`{"description": "d", "agent": {"exec": ["true"]}}`, `x.json: a captured scenario needs "replies"`},
 		"runs zero":                     {`{"description": "d", "agent": {}, "runs": 0, "replies": [{"text": "a"}]}`, `x.json:1:43: runs: runs counts from 1`},
 		"duplicate call ids": {`{"description": "d", "agent": {}, "replies": [{"toolCalls": [{"id": "c", "name": "a"}, {"id": "c", "name": "b"}]}]}`,
 			`replies[0].toolCalls[1].id: call id "c" is also toolCalls[0]`},
@@ -228,6 +227,12 @@ func TestCapturedAgentFailures(t *testing.T) {
 			failureWith(t, res.Failures, c.check, c.want...)
 		})
 	}
+}
+
+func TestCapturedWithoutReplies(t *testing.T) {
+	s, _ := capturedSuite(t, map[string]string{"x": `{"description": "d", "agent": {}}`})
+	res := s.Replay(s.Fixture("x"))
+	failureWith(t, res.Failures, CheckInvalid, `x has no "replies"`, "record -upstream URL")
 }
 
 func TestCapturedInProcessNeedsAnAgent(t *testing.T) {

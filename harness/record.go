@@ -46,6 +46,7 @@ func (s *Suite) Record(opts RecordOptions) ([]FileChange, []*Result, error) {
 			continue
 		}
 		writes = append(writes, FileWrite{Path: s.goldenPath(f.Name), Data: out.Golden})
+		writes = append(writes, out.extra...)
 		if f.Pin {
 			writes = append(writes, FileWrite{Path: s.systemPath(f.Name), Data: out.System}, FileWrite{Path: s.toolsPath(f.Name), Data: out.Tools})
 		}

@@ -64,6 +64,9 @@ type Outputs struct {
 	Requests [][]byte // what the adapter received
 
 	depsAt agent.DepsAt // the tool dependencies in force at each step
+	// extra are more files a record writes in the same transaction: the
+	// fixture of a scenario recorded from a real provider.
+	extra []FileWrite
 }
 
 // Result is the outcome of replaying one fixture.

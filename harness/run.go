@@ -9,6 +9,7 @@ import (
 	"github.com/headergold/headergold/internal/agent"
 	"github.com/headergold/headergold/internal/app"
 	"github.com/headergold/headergold/internal/assembler"
+	"github.com/headergold/headergold/internal/wire"
 )
 
 // runResult is the outcome of running a fixture once.
@@ -18,6 +19,9 @@ type runResult struct {
 	// templated is Log templated, when the run's log writer did it (a
 	// captured run); nil means Template(Log).
 	templated []byte
+	// recorded are the replies a captured run served, recorded from the
+	// upstream provider when it was a recording run.
+	recorded []wire.Reply
 	// deps holds the tool dependencies in force at each step, as the
 	// agent assembled them.
 	deps map[[2]int]assembler.Deps

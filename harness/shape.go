@@ -48,10 +48,11 @@ var fixtureShape = func() *shape {
 			"toolResults": &shape{dict: result},
 			"resume":      anything,
 		})),
-		"agent":   object(map[string]*shape{"exec": anything, "dir": anything, "env": &shape{dict: anything}, "timeout": anything}),
-		"runs":    anything,
-		"redact":  arrayOf(object(map[string]*shape{"path": anything, "regex": anything, "with": anything})),
-		"replies": arrayOf(object(map[string]*shape{"text": anything, "toolCalls": arrayOf(call)})),
+		"agent":  object(map[string]*shape{"exec": anything, "dir": anything, "env": &shape{dict: anything}, "timeout": anything}),
+		"runs":   anything,
+		"redact": arrayOf(object(map[string]*shape{"path": anything, "regex": anything, "with": anything})),
+		"replies": arrayOf(object(map[string]*shape{"text": anything, "toolCalls": arrayOf(call),
+			"recorded": object(map[string]*shape{"status": anything, "contentType": anything, "body": anything})})),
 	})
 }()
 

@@ -1,14 +1,18 @@
 package harness
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/headergold/headergold/internal/wire"
 )
 
 // DefaultShuffle is the number of permutation runs per fixture.
@@ -31,6 +35,40 @@ type Options struct {
 	// without agent.exec (see [Session]); scenarios with an exec run as
 	// subprocesses either way.
 	Agent AgentFunc
+	// Upstream, when set, records captured scenarios from a real
+	// provider: their first run goes through a recording proxy to it, and
+	// a record writes the replies it answered into the fixture, beside
+	// the goldens and in the same transaction.
+	Upstream *Upstream
+	// Listen, when set, serves the fake provider of the captured
+	// scenarios on it instead of starting their agents: an agent started
+	// elsewhere (an IDE, a server) is pointed at it, and the run ends when
+	// the script is consumed. OnListen is called with the session first,
+	// to tell the user the base URLs to export.
+	Listen   net.Listener
+	OnListen func(*Session)
+	// Context, when set, bounds every agent run: cancelling it stops
+	// running agents and fails their scenarios, so a record writes
+	// nothing.
+	Context context.Context
+}
+
+// Upstream says where a recording proxy forwards each format's requests.
+type Upstream struct {
+	// URL is the base every request's path is appended to, such as
+	// https://api.anthropic.com.
+	URL string
+	// ByFormat overrides URL per wire format: anthropic, openai-chat,
+	// openai-responses, gemini.
+	ByFormat map[string]string
+}
+
+// base is the upstream base URL of a format.
+func (u *Upstream) base(f wire.Format) string {
+	if b, ok := u.ByFormat[string(f)]; ok {
+		return b
+	}
+	return u.URL
 }
 
 func (o Options) fixturesDir() string { return cmpOr(o.Fixtures, "fixtures") }

@@ -11,14 +11,17 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 
 	"github.com/headergold/headergold/harness"
 )
@@ -49,6 +52,15 @@ provider on 127.0.0.1; its repeat pass (the fixture's "runs", default 4)
 must give identical logs before anything is written. Scenarios whose agent
 is an in-process Go function are recorded from go test (GOLDIE_UPDATE=1).
 
+Recording a real session: with -upstream, a captured scenario's agent runs
+once through a recording proxy to the real provider (with the agent's own
+API keys, never logged or written); the real responses are streamed to it
+unchanged and become the scenario's "replies", written into the fixture
+beside the golden files in the same transaction. The repeat pass then
+replays them. An upstream error (HTTP 4xx/5xx, a broken stream, a timeout)
+or an interrupt writes nothing. With -listen, the fake provider waits on a
+fixed loopback address for an agent you start yourself (an IDE, a server).
+
 Examples:
   go run ./cmd/record                         record every fixture
   go run ./cmd/record -run '^tool-order$'     record one fixture
@@ -56,6 +68,10 @@ Examples:
   go run ./cmd/record -prune                  also delete orphan golden files
   go run ./cmd/record -run '^text-turn$' -o laptop.jsonl
                                               full log, for replay diff
+  go run ./cmd/record -run '^support-bot$' -upstream https://api.anthropic.com
+                                              record a real session
+  go run ./cmd/record -run '^ide-session$' -listen 127.0.0.1:8089
+                                              serve an agent started elsewhere
 
 With CI set (to anything but false or 0) it refuses to write golden files
 unless -force; -check and -o work anywhere.
@@ -88,6 +104,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&force, "force", false, "write even when CI is set")
 	fs.BoolVar(&prune, "prune", false, "delete golden files that belong to no fixture")
 	fs.StringVar(&outFile, "o", "", "write the full, untemplated log of the one fixture -run selects to `FILE`")
+	var cf captureFlags
+	cf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -118,10 +136,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 			"Use -check to see what would change, -o to save a log for comparison, or -force if you mean it.\n", ci)
 		return exitUsage
 	}
+	release, err := cf.apply(&opts, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "record: %v\n", err)
+		return exitUsage
+	}
+	defer release()
+	// An interrupt stops the agents; their scenarios fail, so nothing is
+	// written.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	opts.Context = ctx
 	suite, err := harness.Load(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "record: cannot record: %v\n", err)
 		return exitCannotRun
+	}
+	if opts.Listen != nil && len(suite.Fixtures()) != 1 {
+		fmt.Fprintf(stderr, "record: -listen serves one scenario; -run %q selects %d\n", opts.Run, len(suite.Fixtures()))
+		return exitUsage
 	}
 	if len(suite.Fixtures()) == 0 && opts.Run != nil {
 		fmt.Fprintf(stderr, "record: -run %q matches no fixture in %s\n", opts.Run, opts.Fixtures)

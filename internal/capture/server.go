@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/wire"
 	"github.com/tidwall/gjson"
 )
@@ -347,6 +348,14 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, 
 	if err != nil {
 		s.addFailure(fmt.Sprintf("%s: reading the upstream response: %v", where, err))
 		return
+	}
+	for i, c := range reply.ToolCalls {
+		// A log line and a one-line reply hold no line break.
+		if bytes.ContainsAny(c.Arguments, "\r\n") {
+			if compact, err := canon.Compact(nil, c.Arguments); err == nil {
+				reply.ToolCalls[i].Arguments = compact
+			}
+		}
 	}
 	reply.Recorded = &wire.Recorded{Status: resp.StatusCode, ContentType: ct, Body: got.String()}
 	s.recorded = append(s.recorded, reply)

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/headergold/headergold/harness"
+)
+
+// listValue is a flag that may be given several times.
+type listValue []string
+
+func (l *listValue) String() string     { return strings.Join(*l, ",") }
+func (l *listValue) Set(v string) error { *l = append(*l, v); return nil }
+
+// captureFlags are the flags of captured scenarios: recording a real
+// session through to the provider, and serving an agent started
+// elsewhere.
+type captureFlags struct {
+	upstream     listValue
+	listen       string
+	listenRemote bool
+}
+
+func (c *captureFlags) register(fs *flag.FlagSet) {
+	fs.Var(&c.upstream, "upstream", "record captured scenarios from a real provider at `URL` (or FORMAT=URL; repeatable): "+
+		"the agent's requests go through to it, with the agent's own API keys, and its replies are written into the fixture")
+	fs.StringVar(&c.listen, "listen", "", "serve the fake provider on `ADDR` (host:port) and wait for an agent started separately, "+
+		"instead of starting agent.exec; needs -run selecting one scenario")
+	fs.BoolVar(&c.listenRemote, "listen-remote", false, "allow a -listen address that is not loopback")
+}
+
+// apply sets the harness options the flags ask for. It returns a function
+// that releases what it opened.
+func (c *captureFlags) apply(opts *harness.Options, stderr io.Writer) (func(), error) {
+	if len(c.upstream) > 0 {
+		u, err := harness.ParseUpstream(c.upstream)
+		if err != nil {
+			return nil, err
+		}
+		opts.Upstream = u
+	}
+	if c.listenRemote && c.listen == "" {
+		return nil, fmt.Errorf("-listen-remote needs -listen")
+	}
+	if c.listen == "" {
+		return func() {}, nil
+	}
+	if opts.Run == nil {
+		return nil, fmt.Errorf("-listen serves one scenario: select it with -run '^NAME$'")
+	}
+	ln, err := harness.Listen(c.listen, c.listenRemote)
+	if err != nil {
+		return nil, err
+	}
+	opts.Listen = ln
+	opts.OnListen = func(s *harness.Session) {
+		fmt.Fprintf(stderr, "fake provider for %s on %s; start the agent with:\n", s.Scenario, ln.Addr())
+		for _, l := range s.Exports() {
+			fmt.Fprintf(stderr, "  %s\n", l)
+		}
+		fmt.Fprintln(stderr, "waiting until it has used every scripted reply (interrupt to stop; nothing is recorded then)")
+	}
+	return func() { ln.Close() }, nil
+}

@@ -1,0 +1,92 @@
+package harness
+
+import (
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+
+	"github.com/headergold/headergold/internal/wire"
+)
+
+// Listen opens addr (host:port) for [Options.Listen]. A fake provider
+// records what an agent sends and answers with a script, so by default it
+// listens on loopback only: any other address is refused unless
+// allowRemote is true.
+func Listen(addr string, allowRemote bool) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("-listen %q: want HOST:PORT, such as 127.0.0.1:8089: %v", addr, err)
+	}
+	loopback := host == "localhost"
+	if ip := net.ParseIP(host); ip != nil {
+		loopback = ip.IsLoopback()
+	}
+	if !loopback && !allowRemote {
+		return nil, fmt.Errorf("-listen %q is not a loopback address: the fake provider would be reachable from other machines; use 127.0.0.1:PORT, or -listen-remote if you mean it", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("-listen: %w", err)
+	}
+	return ln, nil
+}
+
+// ParseUpstream reads -upstream values: URL (every format's path is
+// appended to it) or FORMAT=URL (that format only), as many as needed.
+func ParseUpstream(values []string) (*Upstream, error) {
+	u := &Upstream{ByFormat: map[string]string{}}
+	for _, v := range values {
+		name, url, ok := strings.Cut(v, "=")
+		if ok && !strings.Contains(name, "/") && !strings.Contains(name, ":") {
+			if _, err := wire.ParseFormat(name); err != nil {
+				return nil, fmt.Errorf("-upstream %q: %v", v, err)
+			}
+			u.ByFormat[name] = url
+		} else {
+			if u.URL != "" {
+				return nil, fmt.Errorf("-upstream %q: a second default URL (the first is %q); give the others as FORMAT=URL", v, u.URL)
+			}
+			u.URL = v
+		}
+	}
+	for _, url := range append([]string{u.URL}, mapValues(u.ByFormat)...) {
+		if url != "" && !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") {
+			return nil, fmt.Errorf("-upstream %q: want an http:// or https:// URL", url)
+		}
+	}
+	return u, nil
+}
+
+func mapValues(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Exports returns the shell lines that point an agent at the session's
+// fake provider: the base URLs and, where the session sets them, the
+// dummy keys, in a fixed order.
+func (s *Session) Exports() []string {
+	keys := make([]string, 0, len(s.Env))
+	for k := range s.Env {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, "export "+k+"="+shellQuote(s.Env[k]))
+	}
+	return out
+}
+
+// shellQuote quotes v for a POSIX shell when it needs it.
+func shellQuote(v string) string {
+	if v != "" && strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@=,") == "" {
+		return v
+	}
+	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
+}
