@@ -165,7 +165,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	where := fmt.Sprintf("HTTP request %d (%s %s)", s.httpN, r.Method, r.URL.Path)
 	fail := func(f wire.Format, status int, format string, args ...any) {
 		msg := fmt.Sprintf(format, args...)
-		s.addFailure(where+": "+msg)
+		s.addFailure(where + ": " + msg)
 		wire.WriteError(w, f, status, "headergold fake provider: "+msg)
 	}
 	e, ok := wire.Route(r.URL.Path)
@@ -290,7 +290,7 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, 
 	shown := strings.TrimRight(s.upstream(e.Format), "/") + r.URL.Path
 	fail := func(status int, format string, args ...any) {
 		msg := fmt.Sprintf(format, args...)
-		s.addFailure(where+": "+msg)
+		s.addFailure(where + ": " + msg)
 		wire.WriteError(w, e.Format, status, "headergold recording proxy: "+msg)
 	}
 	req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, target, bytes.NewReader(body))
