@@ -24,6 +24,7 @@ import (
 	"syscall"
 
 	"github.com/headergold/headergold/harness"
+	"github.com/headergold/headergold/internal/cliflags"
 )
 
 func main() {
@@ -104,8 +105,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&force, "force", false, "write even when CI is set")
 	fs.BoolVar(&prune, "prune", false, "delete golden files that belong to no fixture")
 	fs.StringVar(&outFile, "o", "", "write the full, untemplated log of the one fixture -run selects to `FILE`")
-	var cf captureFlags
-	cf.register(fs)
+	var cf cliflags.Capture
+	cf.Register(fs, true)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -136,7 +137,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			"Use -check to see what would change, -o to save a log for comparison, or -force if you mean it.\n", ci)
 		return exitUsage
 	}
-	release, err := cf.apply(&opts, stderr)
+	release, err := cf.Apply(&opts, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "record: %v\n", err)
 		return exitUsage

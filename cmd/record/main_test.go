@@ -5,11 +5,15 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"github.com/headergold/headergold/internal/bundletest"
+	"io"
 	"io/fs"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/headergold/headergold/harness"
 )
@@ -267,5 +271,72 @@ func TestRecordCapturedFullLog(t *testing.T) {
 	}
 	if strings.Contains(string(b), `"tools":"<<tools>>"}}}`) {
 		t.Error("the full log is templated")
+	}
+}
+
+func TestRecordListenRefusesRemoteAndNeedsOneScenario(t *testing.T) {
+	fixtures, golden := copyBundled(t)
+	code, _, stderr := record(t, "-fixtures", fixtures, "-golden", golden, "-run", "^captured-weather$", "-listen", "0.0.0.0:0")
+	if code != 2 || !strings.Contains(stderr, "not a loopback address") {
+		t.Errorf("non-loopback -listen: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = record(t, "-fixtures", fixtures, "-golden", golden, "-listen", "127.0.0.1:0")
+	if code != 2 || !strings.Contains(stderr, "-listen serves one scenario") {
+		t.Errorf("-listen without -run: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = record(t, "-fixtures", fixtures, "-golden", golden, "-upstream", "ftp://x")
+	if code != 2 || !strings.Contains(stderr, "want an http:// or https:// URL") {
+		t.Errorf("bad -upstream: exit %d, %s", code, stderr)
+	}
+}
+
+// record -listen waits for an agent started separately and records it.
+func TestRecordListenRecordsAnAgentStartedElsewhere(t *testing.T) {
+	fixtures, golden := copyBundled(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	os.Remove(filepath.Join(golden, "captured-weather.golden"))
+	done := make(chan int, 1)
+	var out, errb bytes.Buffer
+	go func() {
+		done <- run([]string{"-fixtures", fixtures, "-golden", golden, "-run", "^captured-weather$", "-listen", addr}, &out, &errb)
+	}()
+	// The agent: two requests, sent when the address answers.
+	body := `{"model":"m","system":"s","tools":[{"name":"get_weather"}],"messages":[{"role":"user","content":"Weather?"}]}`
+	deadline := time.Now().Add(20 * time.Second)
+	for i := 0; i < 2; {
+		resp, err := http.Post("http://"+addr+"/v1/messages", "application/json", strings.NewReader(body))
+		if err != nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("the fake provider never listened: %v", err)
+			}
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("request %d: HTTP %d", i+1, resp.StatusCode)
+		}
+		i++
+	}
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("record did not finish after the script was consumed")
+	}
+	if !strings.Contains(errb.String(), "export ANTHROPIC_BASE_URL=http://"+addr) {
+		t.Errorf("no exports printed: %s", errb.String())
+	}
+	g, err := os.ReadFile(filepath.Join(golden, "captured-weather.golden"))
+	if err != nil || strings.Count(string(g), `"type":"capture/request"`) != 2 {
+		t.Errorf("golden: %s %v", g, err)
 	}
 }

@@ -1,17 +1,22 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"hash/fnv"
 	"io"
+	"os"
+	"os/signal"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/headergold/headergold/harness"
+	"github.com/headergold/headergold/internal/cliflags"
 )
 
 const replayUsage = `usage: replay [flags]
@@ -53,6 +58,7 @@ type replayFlags struct {
 	verbose   bool
 	colour    bool
 	annotated bool // GitHub Actions error annotations
+	capture   cliflags.Capture
 }
 
 func parseReplayFlags(args []string, e env) (*replayFlags, error) {
@@ -77,6 +83,7 @@ func parseReplayFlags(args []string, e env) (*replayFlags, error) {
 	fs.StringVar(&shard, "shard", "", "replay only shard `I/N` of the fixtures (by name hash, 1 <= I <= N)")
 	fs.BoolVar(&rf.json, "json", false, "print one JSON object per fixture, then a summary object")
 	fs.BoolVar(&rf.verbose, "v", false, "print the seed and every check of every fixture")
+	rf.capture.Register(fs, false)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -167,10 +174,23 @@ func runReplay(args []string, e env) int {
 		fmt.Fprintf(e.stderr, "replay: %v\n", err)
 		return exitUsage
 	}
+	release, err := rf.capture.Apply(&rf.opts, e.stderr)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "replay: %v\n", err)
+		return exitUsage
+	}
+	defer release()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rf.opts.Context = ctx
 	suite, err := harness.Load(rf.opts)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "replay: cannot test: %v\n", err)
 		return exitCannotRun
+	}
+	if rf.opts.Listen != nil && len(suite.Fixtures()) != 1 {
+		fmt.Fprintf(e.stderr, "replay: -listen serves one scenario; -run %q selects %d\n", rf.opts.Run, len(suite.Fixtures()))
+		return exitUsage
 	}
 	out := newPrinter(e, rf)
 	if rf.verbose {

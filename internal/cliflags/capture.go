@@ -1,4 +1,7 @@
-package main
+// Package cliflags holds the command-line flags that cmd/record and
+// cmd/replay share for captured scenarios, so both spell and check them
+// the same way.
+package cliflags
 
 import (
 	"flag"
@@ -15,26 +18,34 @@ type listValue []string
 func (l *listValue) String() string     { return strings.Join(*l, ",") }
 func (l *listValue) Set(v string) error { *l = append(*l, v); return nil }
 
-// captureFlags are the flags of captured scenarios: recording a real
-// session through to the provider, and serving an agent started
+// Capture are the flags of captured scenarios: recording a real session
+// through to the provider (record only), and serving an agent started
 // elsewhere.
-type captureFlags struct {
+type Capture struct {
 	upstream     listValue
 	listen       string
 	listenRemote bool
 }
 
-func (c *captureFlags) register(fs *flag.FlagSet) {
-	fs.Var(&c.upstream, "upstream", "record captured scenarios from a real provider at `URL` (or FORMAT=URL; repeatable): "+
-		"the agent's requests go through to it, with the agent's own API keys, and its replies are written into the fixture")
+// Register adds -listen and -listen-remote to fs, and -upstream when
+// upstream is true.
+func (c *Capture) Register(fs *flag.FlagSet, upstream bool) {
+	if upstream {
+		c.registerUpstream(fs)
+	}
 	fs.StringVar(&c.listen, "listen", "", "serve the fake provider on `ADDR` (host:port) and wait for an agent started separately, "+
 		"instead of starting agent.exec; needs -run selecting one scenario")
 	fs.BoolVar(&c.listenRemote, "listen-remote", false, "allow a -listen address that is not loopback")
 }
 
-// apply sets the harness options the flags ask for. It returns a function
-// that releases what it opened.
-func (c *captureFlags) apply(opts *harness.Options, stderr io.Writer) (func(), error) {
+func (c *Capture) registerUpstream(fs *flag.FlagSet) {
+	fs.Var(&c.upstream, "upstream", "record captured scenarios from a real provider at `URL` (or FORMAT=URL; repeatable): "+
+		"the agent's requests go through to it, with the agent's own API keys, and its replies are written into the fixture")
+}
+
+// Apply sets the harness options the flags ask for; progress for the user
+// goes to stderr. It returns a function that releases what it opened.
+func (c *Capture) Apply(opts *harness.Options, stderr io.Writer) (func(), error) {
 	if len(c.upstream) > 0 {
 		u, err := harness.ParseUpstream(c.upstream)
 		if err != nil {

@@ -1,0 +1,397 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/headergold/headergold/internal/wire"
+	"github.com/tidwall/gjson"
+)
+
+// secret is the API key of the tests' upstream: it must reach the
+// upstream and no file.
+const secret = "sk-upstream-secret-4f1c"
+
+// upstream plays a real provider in every format: it checks the API key,
+// answers the first request with a tool call and the second with text,
+// with ids the fake provider would never make, and keeps every byte it
+// sent.
+type upstream struct {
+	*httptest.Server
+	mu    sync.Mutex
+	sent  [][]byte // response bodies, in order
+	keys  []string // the key of each request
+	fault string   // "status", "drop" or ""
+}
+
+func startUpstream(t *testing.T, fault string) *upstream {
+	u := &upstream{fault: fault}
+	u.Server = httptest.NewServer(http.HandlerFunc(u.serve))
+	t.Cleanup(u.Close)
+	return u
+}
+
+type tee struct {
+	http.ResponseWriter
+	buf bytes.Buffer
+}
+
+func (t *tee) Write(b []byte) (int, error) { t.buf.Write(b); return t.ResponseWriter.Write(b) }
+func (t *tee) Flush()                      { t.ResponseWriter.(http.Flusher).Flush() }
+
+func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	e, ok := wire.Route(r.URL.Path)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	key := r.Header.Get("x-api-key") + strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") + r.Header.Get("x-goog-api-key")
+	u.mu.Lock()
+	u.keys = append(u.keys, key)
+	n := len(u.keys)
+	u.mu.Unlock()
+	switch {
+	case key != secret:
+		wire.WriteError(w, e.Format, http.StatusUnauthorized, "invalid x-api-key")
+		return
+	case u.fault == "status":
+		wire.WriteError(w, e.Format, http.StatusTooManyRequests, "rate limited: slow down")
+		return
+	case u.fault == "drop":
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\"")
+		w.(http.Flusher).Flush()
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+		return
+	}
+	reply := wire.Reply{ToolCalls: []wire.ToolCall{{ID: fmt.Sprintf("real_call_%d_%d", n, time.Now().Nanosecond()%7), Name: "lookup", Arguments: []byte(`{"q": "oslo"}`)}}}
+	if n%2 == 0 {
+		reply = wire.Reply{Text: "Oslo is 12 °C <today>."}
+	}
+	tw := &tee{ResponseWriter: w}
+	stream := e.Stream || gjson.GetBytes(body, "stream").Bool()
+	wire.WriteResponse(tw, e, stream, "real-model", 100+n, reply)
+	u.mu.Lock()
+	u.sent = append(u.sent, tw.buf.Bytes())
+	u.mu.Unlock()
+}
+
+// formatAgent is an in-process agent for any wire format: it sends one
+// request, runs the tool calls of the reply and sends a second with the
+// results. It keeps every response body it received.
+type formatAgent struct {
+	mu       sync.Mutex
+	received [][]byte
+}
+
+func (a *formatAgent) run(ctx context.Context, s *Session) error {
+	f := wire.Format(s.Getenv("FORMAT"))
+	stream := s.Getenv("STREAM") == "1"
+	key := s.Getenv("ANTHROPIC_API_KEY")
+	if key == "" {
+		key = os.Getenv("HEADERGOLD_TEST_KEY") // the user's environment
+	}
+	if s.Getenv("BLOCK") == "1" {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	var url string
+	body := func(history string) string {
+		tools := `[{"name":"lookup","description":"Look it up.","input_schema":{"type":"object"}}]`
+		switch f {
+		case wire.Anthropic:
+			return `{"model":"m","max_tokens":9,"system":"Be brief.","tools":` + tools + `,"messages":[{"role":"user","content":"hi"}` + history + `]` + streamFlag(stream) + `}`
+		case wire.OpenAIChat:
+			return `{"model":"m","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"hi"}` + history + `],"tools":` + tools + streamFlag(stream) + `}`
+		case wire.OpenAIResponses:
+			return `{"model":"m","instructions":"Be brief.","input":[{"role":"user","content":"hi"}` + history + `],"tools":` + tools + streamFlag(stream) + `}`
+		}
+		return `{"contents":[{"role":"user","parts":[{"text":"hi"}]}` + history + `],"systemInstruction":{"parts":[{"text":"Be brief."}]},"tools":[{"functionDeclarations":[{"name":"lookup"}]}]}`
+	}
+	switch f {
+	case wire.Anthropic:
+		url = s.AnthropicBaseURL + "/v1/messages"
+	case wire.OpenAIChat:
+		url = s.OpenAIBaseURL + "/chat/completions"
+	case wire.OpenAIResponses:
+		url = s.OpenAIBaseURL + "/responses"
+	default:
+		url = s.GeminiBaseURL + "/v1beta/models/m:generateContent"
+		if stream {
+			url = s.GeminiBaseURL + "/v1beta/models/m:streamGenerateContent?alt=sse"
+		}
+	}
+	history := ""
+	for step := 0; step < 3; step++ {
+		req, err := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(body(history)))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("x-api-key", key)
+		resp, err := s.HTTPClient.Do(req)
+		if err != nil {
+			return err
+		}
+		data, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		a.mu.Lock()
+		a.received = append(a.received, data)
+		a.mu.Unlock()
+		if resp.StatusCode != 200 {
+			return fmt.Errorf("HTTP %d: %s", resp.StatusCode, data)
+		}
+		r, err := wire.ParseResponse(f, resp.Header.Get("Content-Type"), data)
+		if err != nil {
+			return err
+		}
+		if len(r.ToolCalls) == 0 {
+			return nil
+		}
+		// The next request carries the call's id and the result.
+		history += fmt.Sprintf(`,{"role":"user","content":"result of %s: sunny"}`, r.ToolCalls[0].ID)
+	}
+	return fmt.Errorf("no answer")
+}
+
+func streamFlag(on bool) string {
+	if on {
+		return `,"stream":true`
+	}
+	return ""
+}
+
+// upstreamSuite writes one captured scenario without replies.
+func upstreamSuite(t *testing.T, env string, agent AgentFunc) Options {
+	t.Helper()
+	dir := t.TempDir()
+	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1, Agent: agent}
+	for _, d := range []string{opts.Fixtures, opts.Golden} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(opts.Fixtures, "real.json"), `{
+  "description": "one real session",
+  "pin": true,
+  "agent": {"env": {`+env+`}}
+}
+`)
+	return opts
+}
+
+// noSecretIn fails when a file under dir holds the upstream's API key.
+func noSecretIn(t *testing.T, dir string) {
+	t.Helper()
+	filepath.Walk(dir, func(path string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() && bytes.Contains(readFile(t, path), []byte(secret)) {
+			t.Errorf("%s holds the API key", path)
+		}
+		return nil
+	})
+}
+
+func TestRecordFromUpstreamEveryFormat(t *testing.T) {
+	t.Setenv("HEADERGOLD_TEST_KEY", secret)
+	for _, f := range wire.Formats {
+		for _, stream := range []string{"0", "1"} {
+			t.Run(string(f)+"/stream="+stream, func(t *testing.T) {
+				up := startUpstream(t, "")
+				agent := &formatAgent{}
+				opts := upstreamSuite(t, `"FORMAT": "`+string(f)+`", "STREAM": "`+stream+`"`, agent.run)
+				opts.Upstream = &Upstream{URL: up.URL}
+				s := mustLoad(t, opts)
+				changes, failed, err := s.Record(RecordOptions{})
+				if err != nil {
+					t.Fatalf("record: %v %v", err, failed)
+				}
+				var created []string
+				for _, c := range changes {
+					created = append(created, filepath.Base(c.File)+" "+c.Status)
+				}
+				if got := strings.Join(created, ", "); got != "real.golden created, real.json changed, real.system.md created, real.tools.json created" {
+					t.Errorf("changes: %s", got)
+				}
+				// The agent saw the upstream's bytes unchanged.
+				if len(up.sent) != 2 || len(agent.received) < 2 || !bytes.Equal(agent.received[0], up.sent[0]) || !bytes.Equal(agent.received[1], up.sent[1]) {
+					t.Fatalf("the agent's first two responses differ from what the upstream sent:\n%q\n%q", agent.received, up.sent)
+				}
+				for i, k := range up.keys {
+					if k != secret {
+						t.Errorf("upstream request %d had key %q", i+1, k)
+					}
+				}
+				noSecretIn(t, filepath.Dir(opts.Fixtures))
+				// The fixture now scripts the real replies, served back byte
+				// for byte: the recorded scenario replays green without the
+				// upstream, and the agent gets the upstream's bytes again.
+				fixture := string(readFile(t, filepath.Join(opts.Fixtures, "real.json")))
+				if !strings.Contains(fixture, `"recorded":{"status":200`) || !strings.Contains(fixture, `"name":"lookup","arguments":{"q": "oslo"}`) {
+					t.Errorf("fixture after recording:\n%s", fixture)
+				}
+				up.Close()
+				agent.received = nil
+				opts.Upstream = nil
+				if fails := replayOne(t, mustLoad(t, opts), "real"); len(fails) > 0 {
+					t.Fatalf("replay of the recorded scenario: %v", fails)
+				}
+				if !bytes.Equal(agent.received[0], up.sent[0]) || !bytes.Equal(agent.received[1], up.sent[1]) {
+					t.Error("the replay did not serve the recorded bytes")
+				}
+			})
+		}
+	}
+}
+
+func TestRecordFromUpstreamFailuresWriteNothing(t *testing.T) {
+	t.Setenv("HEADERGOLD_TEST_KEY", secret)
+	cases := map[string]struct {
+		fault, env string
+		cancel     bool
+		want       string
+	}{
+		"HTTP error":  {fault: "status", env: `"FORMAT": "anthropic"`, want: "answered HTTP 429: rate limited: slow down"},
+		"wrong key":   {env: `"FORMAT": "anthropic", "ANTHROPIC_API_KEY": "sk-wrong"`, want: "answered HTTP 401: invalid x-api-key"},
+		"dropped":     {fault: "drop", env: `"FORMAT": "anthropic", "STREAM": "1"`, want: "the upstream response broke off"},
+		"interrupted": {env: `"FORMAT": "anthropic", "BLOCK": "1"`, cancel: true, want: "context canceled"},
+		"no upstream": {env: `"FORMAT": "openai-chat"`, want: "did not answer"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			up := startUpstream(t, c.fault)
+			agent := &formatAgent{}
+			opts := upstreamSuite(t, c.env, agent.run)
+			opts.Upstream = &Upstream{URL: up.URL}
+			if name == "no upstream" {
+				ln, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts.Upstream = &Upstream{URL: "http://" + ln.Addr().String()}
+				ln.Close() // nothing listens there now
+			}
+			if c.cancel {
+				ctx, cancel := context.WithCancel(context.Background())
+				time.AfterFunc(100*time.Millisecond, cancel)
+				opts.Context = ctx
+			}
+			dir := filepath.Dir(opts.Fixtures)
+			before := checksums(t, dir)
+			_, failed, err := mustLoad(t, opts).Record(RecordOptions{})
+			if err == nil {
+				t.Fatal("record succeeded")
+			}
+			var msgs []string
+			for _, r := range failed {
+				for _, f := range r.Failures {
+					msgs = append(msgs, f.String())
+				}
+			}
+			if got := strings.Join(msgs, "\n"); !strings.Contains(got, c.want) {
+				t.Errorf("failures %q lack %q", got, c.want)
+			}
+			after := checksums(t, dir)
+			if len(before) != len(after) {
+				t.Errorf("files before %d, after %d", len(before), len(after))
+			}
+			for path, sum := range before {
+				if after[path] != sum {
+					t.Errorf("%s changed", path)
+				}
+			}
+			noSecretIn(t, dir)
+		})
+	}
+}
+
+func TestListenServesAnAgentStartedElsewhere(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1}
+	os.MkdirAll(opts.Fixtures, 0o755)
+	writeFile(t, filepath.Join(opts.Fixtures, "ide.json"), `{
+  "description": "an agent that the harness does not start",
+  "agent": {"exec": ["false"]},
+  "replies": [{"toolCalls": [{"id": "c1", "name": "lookup", "arguments": {"q": "x"}}]}, {"text": "done"}]
+}
+`)
+	ln, err := Listen("127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Listen = ln
+	agent := &formatAgent{}
+	var exports []string
+	opts.OnListen = func(s *Session) {
+		exports = s.Exports()
+		// The agent starts on its own, from the exported URLs only.
+		env := map[string]string{"FORMAT": "openai-chat"}
+		for _, l := range exports {
+			k, v, _ := strings.Cut(strings.TrimPrefix(l, "export "), "=")
+			env[k] = v
+		}
+		go agent.run(context.Background(), &Session{OpenAIBaseURL: env["OPENAI_BASE_URL"], HTTPClient: &http.Client{}, Env: env})
+	}
+	if _, failed, err := mustLoad(t, opts).Record(RecordOptions{}); err != nil {
+		t.Fatalf("record: %v %v", err, failed)
+	}
+	want := "export OPENAI_BASE_URL=http://" + ln.Addr().String() + "/v1"
+	if !strings.Contains(strings.Join(exports, "\n"), want) {
+		t.Errorf("exports %v lack %s", exports, want)
+	}
+	golden := string(readFile(t, filepath.Join(opts.Golden, "ide.golden")))
+	if strings.Count(golden, `"type":"capture/request"`) != 2 || !strings.Contains(golden, `"format":"openai-chat"`) {
+		t.Errorf("golden:\n%s", golden)
+	}
+}
+
+func TestListenRefusesRemoteAddresses(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", "10.1.2.3:8089", "[::]:0", "example.com:80"} {
+		if ln, err := Listen(addr, false); err == nil {
+			ln.Close()
+			t.Errorf("Listen(%s) accepted a non-loopback address", addr)
+		} else if !strings.Contains(err.Error(), "not a loopback address") {
+			t.Errorf("Listen(%s): %v", addr, err)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:0", "localhost:0", "[::1]:0"} {
+		ln, err := Listen(addr, false)
+		if err != nil {
+			if strings.Contains(addr, "::1") {
+				continue // no IPv6 loopback on this machine
+			}
+			t.Errorf("Listen(%s): %v", addr, err)
+			continue
+		}
+		ln.Close()
+	}
+}
+
+func TestParseUpstream(t *testing.T) {
+	u, err := ParseUpstream([]string{"https://api.example.com", "gemini=http://127.0.0.1:9/g"})
+	if err != nil || u.base(wire.Anthropic) != "https://api.example.com" || u.base(wire.Gemini) != "http://127.0.0.1:9/g" {
+		t.Errorf("ParseUpstream = %+v, %v", u, err)
+	}
+	for _, bad := range [][]string{{"ftp://x"}, {"claude=https://x"}, {"https://a", "https://b"}} {
+		if _, err := ParseUpstream(bad); err == nil {
+			t.Errorf("ParseUpstream(%q) accepted", bad)
+		}
+	}
+}
