@@ -24,6 +24,9 @@ type Header struct {
 	system string
 	tools  []*canonicalTool // shared with the registry; never modified
 	deps   Deps             // declared dependencies; harness metadata
+	// idempotent names the tools declared idempotent (nil: none), so the
+	// loop's look-up at every tool call does not walk the tool list.
+	idempotent map[string]bool
 }
 
 func newHeader(model string, sections []Section, tools []*canonicalTool) *Header {
@@ -59,6 +62,14 @@ func newHeader(model string, sections []Section, tools []*canonicalTool) *Header
 	}
 	h.raw = append(raw, '}')
 	h.config = h.raw[start:end:end]
+	for _, t := range tools {
+		if t.tool.Idempotent {
+			if h.idempotent == nil {
+				h.idempotent = map[string]bool{}
+			}
+			h.idempotent[t.tool.Name] = true
+		}
+	}
 	return h
 }
 
@@ -199,7 +210,11 @@ func (h *Header) AppendJSON(dst []byte) []byte { return append(dst, h.raw...) }
 func (h *Header) Len() int { return len(h.raw) }
 
 // Equal reports whether two headers have the same bytes.
-func (h *Header) Equal(o *Header) bool { return bytes.Equal(h.raw, o.raw) }
+func (h *Header) Equal(o *Header) bool { return h == o || bytes.Equal(h.raw, o.raw) }
+
+// EqualJSON reports whether b is the header's canonical JSON, without
+// copying either.
+func (h *Header) EqualJSON(b []byte) bool { return bytes.Equal(h.raw, b) }
 
 // Config returns a copy of the call config object.
 func (h *Header) Config() json.RawMessage { return bytes.Clone(h.config) }
@@ -242,11 +257,4 @@ func (h *Header) Deps() Deps {
 }
 
 // Idempotent reports whether a tool of that name is declared idempotent.
-func (h *Header) Idempotent(name string) bool {
-	for _, t := range h.tools {
-		if t.tool.Name == name && t.tool.Idempotent {
-			return true
-		}
-	}
-	return false
-}
+func (h *Header) Idempotent(name string) bool { return h.idempotent[name] }

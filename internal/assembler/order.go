@@ -85,45 +85,30 @@ func compareRest(a, b *Tool) int {
 	return 1
 }
 
-// canonicalOrder checks the registered tools and returns them in canonical
-// order. It rejects the reserved name, then toolOrder names that no
-// registered tool carries. It runs on every Assemble because tools may
-// register at any time: there is no moment when all plugins are loaded.
-func canonicalOrder(registered []canonicalTool, order ToolOrder, r ranker) ([]*canonicalTool, error) {
-	keys := make([]sortKey, len(registered))
-	var listed []bool // listed[i]: order.names[i] has a tool
-	if order.present {
-		listed = make([]bool, len(order.names))
-	}
-	var reserved []string // providers registering RestEntry
-	for i := range registered {
-		t := &registered[i]
-		name := t.tool.Name
-		if name == RestEntry {
-			reserved = append(reserved, t.provider)
-			continue
+// rank returns the toolOrder position of a tool name and whether the list
+// names it; unlisted names take the rest entry's position (0 when the
+// order is absent).
+func (r ranker) rank(name string) (int, bool) {
+	if r.pos != nil {
+		if p, ok := r.pos[name]; ok {
+			return p, true
 		}
-		rank := r.rest
-		if r.pos != nil {
-			if p, ok := r.pos[name]; ok {
-				rank = p
-				listed[p] = true
-			}
+	}
+	return r.rest, false
+}
+
+// mergeKeys merges two lists sorted by compareKeys into a new one.
+func mergeKeys(a, b []sortKey) []sortKey {
+	out := make([]sortKey, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if compareKeys(b[0], a[0]) < 0 {
+			out, b = append(out, b[0]), b[1:]
+		} else {
+			out, a = append(out, a[0]), a[1:]
 		}
-		keys[i] = sortKey{rank, name, t}
 	}
-	if len(reserved) > 0 {
-		return nil, reservedNameError(reserved)
-	}
-	if err := unknownNames(registered, order, listed); err != nil {
-		return nil, err
-	}
-	slices.SortFunc(keys, compareKeys)
-	out := make([]*canonicalTool, len(keys))
-	for i, k := range keys {
-		out[i] = k.t
-	}
-	return out, nil
+	out = append(out, a...)
+	return append(out, b...)
 }
 
 // reservedNameError names every provider that registered RestEntry, in
@@ -138,7 +123,7 @@ func reservedNameError(providers []string) error {
 }
 
 // unknownNames reports listed names without a tool (listed[i] false).
-func unknownNames(registered []canonicalTool, order ToolOrder, listed []bool) error {
+func unknownNames(keys []sortKey, order ToolOrder, listed []bool) error {
 	var unknown []string
 	for i, name := range order.names {
 		if name != RestEntry && !listed[i] {
@@ -148,9 +133,9 @@ func unknownNames(registered []canonicalTool, order ToolOrder, listed []bool) er
 	if len(unknown) == 0 {
 		return nil
 	}
-	have := make(map[string]bool, len(registered))
-	for _, t := range registered {
-		have[t.tool.Name] = true
+	have := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		have[k.name] = true
 	}
 	return &UnknownToolsError{Unknown: unknown, Known: knownNames(have)}
 }

@@ -1,6 +1,7 @@
 package assembler
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -33,20 +34,49 @@ type Listener func(Assembly) (Assembly, error)
 
 // Service assembles request headers. Its methods are safe for concurrent use;
 // registration may happen at any time, before or between assemblies.
+//
+// The registry only grows and its entries never change, so the numbers of
+// registered tools and sections identify its state: Assemble keeps the
+// canonical order (and, without listeners, the header) of the state it
+// last saw and does no work while nothing was registered since. Tools
+// registered later are sorted on their own and merged into that order.
 type Service struct {
 	cfg    Config
 	ranker ranker
 
 	mu        sync.Mutex
 	providers map[string]bool
-	tools     []canonicalTool
-	sections  []Section
-	listeners []namedListener
+	tools     []*canonicalTool // append-only; entries are never modified
+	sections  []Section        // append-only
+	listeners []namedListener  // append-only
+	order     *ordered         // the canonical order of a recent registry state
+	last      *output          // the latest listener output that made a header
 }
 
 type namedListener struct {
 	name string
 	fn   Listener
+}
+
+// ordered is the canonical order of one registry state, immutable once
+// built and shared by every Assemble of that state.
+type ordered struct {
+	nTools, nSections int       // the registry state it covers
+	keys              []sortKey // registered tools in canonical order, the reserved name left out
+	listed            []bool    // listed[i]: toolOrder entry i names a registered tool
+	reserved          []string  // providers that registered RestEntry
+	sections          []Section // the persona and the registered sections, sorted
+	// header builds the header of this state without listeners, once.
+	header func() (*Header, error)
+}
+
+// output is a listener output that passed every check, with its header:
+// while the listeners keep returning the same assembly, Assemble returns
+// that header instead of building and checking an equal one.
+type output struct {
+	tools    []*canonicalTool
+	sections []Section // a private copy: a listener may keep and edit what it returned
+	header   *Header
 }
 
 // New returns a service for cfg. It fails when cfg.ToolOrder is present but
@@ -72,24 +102,24 @@ func (s *Service) Config() Config {
 // unique. A tool named [RestEntry] is accepted here and rejected by every
 // Assemble, so the problem shows where the turn fails.
 func (s *Service) AddProvider(name string, tools ...Tool) error {
-	if name == "" {
-		return errors.New("provider with an empty name")
+	p, err := NewProvider(name, tools...)
+	if err != nil {
+		return err
 	}
-	regs := make([]canonicalTool, 0, len(tools))
-	for _, t := range tools {
-		c, err := canonicalize(t, name)
-		if err != nil {
-			return fmt.Errorf("provider %q: %w", name, err)
-		}
-		regs = append(regs, c)
-	}
+	return s.Register(p)
+}
+
+// Register registers a provider made by [NewProvider], exactly as
+// AddProvider would register its name and tools, without canonicalising
+// them again. Provider names are unique within a service.
+func (s *Service) Register(p *Provider) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.providers[name] {
-		return fmt.Errorf("provider %q is already registered", name)
+	if s.providers[p.name] {
+		return fmt.Errorf("provider %q is already registered", p.name)
 	}
-	s.providers[name] = true
-	s.tools = append(s.tools, regs...)
+	s.providers[p.name] = true
+	s.tools = append(s.tools, p.tools...)
 	return nil
 }
 
@@ -126,48 +156,205 @@ func (s *Service) AddListener(name string, fn Listener) {
 // tools and sections in canonical order, runs the listeners, and requires
 // the tools' declared dependencies to name registered tools and form no
 // cycle.
+//
+// While nothing was registered since the last call, the canonical order is
+// reused, and so is the header: without listeners it is the same *Header,
+// and with listeners, which run at every call, it is the same *Header as
+// long as they return the same assembly.
 func (s *Service) Assemble() (*Header, error) {
 	s.mu.Lock()
 	// The registry is append-only and registered entries never change, so
-	// the slice as it is now is a consistent snapshot without a copy.
+	// the slices as they are now are a consistent snapshot without a copy.
 	registered := s.tools[:len(s.tools):len(s.tools)]
-	sections := append([]Section{{ID: PersonaSection, Order: 0, Text: s.cfg.Persona}}, s.sections...)
-	listeners := slices.Clone(s.listeners)
+	sections := s.sections[:len(s.sections):len(s.sections)]
+	listeners := s.listeners[:len(s.listeners):len(s.listeners)]
+	ord, last := s.order, s.last
 	s.mu.Unlock()
 
-	tools, err := canonicalOrder(registered, s.cfg.ToolOrder, s.ranker)
-	if err != nil {
+	if ord == nil || ord.nTools != len(registered) || ord.nSections != len(sections) {
+		ord = s.update(ord, registered, sections)
+		s.mu.Lock()
+		if cur := s.order; cur == nil || ord.nTools+ord.nSections > cur.nTools+cur.nSections {
+			s.order = ord
+		}
+		s.mu.Unlock()
+	}
+	if err := ord.check(s.cfg.ToolOrder); err != nil {
 		return nil, err
 	}
-	sortSections(sections)
-
 	if len(listeners) == 0 {
-		return finish(s.cfg.Model, sections, tools)
+		return ord.header()
 	}
-	a := Assembly{Sections: sections, Tools: make([]Tool, len(tools))}
-	for i, t := range tools {
-		a.Tools[i] = t.tool.clone()
-	}
+	a := Assembly{Sections: slices.Clone(ord.sections), Tools: copyTools(ord.keys)}
 	for _, l := range listeners {
 		var err error
 		if a, err = l.fn(a); err != nil {
 			return nil, fmt.Errorf("system-prompt/assemble listener %q: %w", l.name, err)
 		}
 	}
-	out := make([]canonicalTool, len(a.Tools))
-	ptrs := make([]*canonicalTool, len(a.Tools))
-	for i, t := range a.Tools {
+	if last != nil && last.returns(a) {
+		return last.header, nil
+	}
+	out := make([]*canonicalTool, len(a.Tools))
+	for i := range a.Tools {
+		t := &a.Tools[i]
 		if t.Name == RestEntry {
 			return nil, fmt.Errorf("tool name %q is reserved for toolOrder (added by a system-prompt/assemble listener)", RestEntry)
 		}
-		c, err := canonicalize(t, "listener")
+		// A tool the listeners passed through unchanged is a registered
+		// tool or one of the last output: use it rather than
+		// canonicalising a copy of it.
+		if last != nil && i < len(last.tools) && sameTool(t, last.tools[i]) {
+			out[i] = last.tools[i]
+			continue
+		}
+		if c := ord.find(s.ranker, t); c != nil {
+			out[i] = c
+			continue
+		}
+		c, err := canonicalize(*t, "listener")
 		if err != nil {
 			return nil, fmt.Errorf("system-prompt/assemble listeners: %w", err)
 		}
-		out[i] = c
-		ptrs[i] = &out[i]
+		out[i] = &c
 	}
-	return finish(s.cfg.Model, a.Sections, ptrs)
+	h, err := finish(s.cfg.Model, a.Sections, out)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.last = &output{tools: out, sections: slices.Clone(a.Sections), header: h}
+	s.mu.Unlock()
+	return h, nil
+}
+
+// update returns the canonical order of the registry state given by
+// registered and sections, starting from prev, the order of an earlier
+// state of the same registry (nil: none). The tools registered since prev
+// are sorted on their own and merged into prev's order, which gives the
+// order a sort of all of them gives: the key is a total order on tools
+// that are not interchangeable.
+func (s *Service) update(prev *ordered, registered []*canonicalTool, sections []Section) *ordered {
+	o := &ordered{nTools: len(registered), nSections: len(sections)}
+	from := 0
+	switch {
+	case prev != nil:
+		from = prev.nTools
+		o.listed = slices.Clone(prev.listed)
+		o.reserved = slices.Clip(prev.reserved) // appending below must not write into prev's array
+	case s.cfg.ToolOrder.present:
+		o.listed = make([]bool, len(s.cfg.ToolOrder.names))
+	}
+	fresh := make([]sortKey, 0, len(registered)-from)
+	for _, t := range registered[from:] {
+		name := t.tool.Name
+		if name == RestEntry {
+			o.reserved = append(o.reserved, t.provider)
+			continue
+		}
+		rank, listed := s.ranker.rank(name)
+		if listed {
+			o.listed[rank] = true
+		}
+		fresh = append(fresh, sortKey{rank, name, t})
+	}
+	slices.SortFunc(fresh, compareKeys)
+	switch {
+	case prev == nil || len(prev.keys) == 0:
+		o.keys = fresh
+	case len(fresh) == 0:
+		o.keys = prev.keys
+	default:
+		o.keys = mergeKeys(prev.keys, fresh)
+	}
+	if prev != nil && prev.nSections == len(sections) {
+		o.sections = prev.sections
+	} else {
+		o.sections = append([]Section{{ID: PersonaSection, Order: 0, Text: s.cfg.Persona}}, sections...)
+		sortSections(o.sections)
+	}
+	model := s.cfg.Model
+	o.header = sync.OnceValues(func() (*Header, error) {
+		tools := make([]*canonicalTool, len(o.keys))
+		for i, k := range o.keys {
+			tools[i] = k.t
+		}
+		return finish(model, o.sections, tools)
+	})
+	return o
+}
+
+// check rejects the reserved tool name, then toolOrder names that no
+// registered tool carries. It runs on every Assemble because tools may
+// register at any time: there is no moment when all plugins are loaded.
+func (o *ordered) check(order ToolOrder) error {
+	if len(o.reserved) > 0 {
+		return reservedNameError(slices.Clone(o.reserved))
+	}
+	return unknownNames(o.keys, order, o.listed)
+}
+
+// find returns the registered tool that t is (see sameTool), or nil. The
+// tools of one name are adjacent in the canonical order, found by their
+// (position, name) key.
+func (o *ordered) find(r ranker, t *Tool) *canonicalTool {
+	rank, _ := r.rank(t.Name)
+	i, _ := slices.BinarySearchFunc(o.keys, t.Name, func(k sortKey, name string) int {
+		if k.rank != rank {
+			return cmp.Compare(k.rank, rank)
+		}
+		return CompareUTF16(k.name, name)
+	})
+	for ; i < len(o.keys) && o.keys[i].rank == rank && CompareUTF16(o.keys[i].name, t.Name) == 0; i++ {
+		if sameTool(t, o.keys[i].t) {
+			return o.keys[i].t
+		}
+	}
+	return nil
+}
+
+// returns reports whether a, what the listeners returned, is this output
+// again: same sections, and the same tools in the same order.
+func (o *output) returns(a Assembly) bool {
+	if len(a.Tools) != len(o.tools) || !slices.Equal(a.Sections, o.sections) {
+		return false
+	}
+	for i := range a.Tools {
+		if !sameTool(&a.Tools[i], o.tools[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// copyTools returns private copies of the tools for the listeners, their
+// parameters and dependencies in two shared arrays rather than two
+// allocations per tool. Every slice is capped at its length, so a listener
+// appending to one cannot write into its neighbour.
+func copyTools(keys []sortKey) []Tool {
+	np, nd := 0, 0
+	for _, k := range keys {
+		np += len(k.t.tool.Parameters)
+		nd += len(k.t.tool.DependsOn)
+	}
+	params := make([]byte, 0, np)
+	deps := make([]string, 0, nd)
+	out := make([]Tool, len(keys))
+	for i, k := range keys {
+		t := k.t.tool
+		if t.Parameters != nil {
+			n := len(params)
+			params = append(params, t.Parameters...)
+			t.Parameters = params[n:len(params):len(params)]
+		}
+		if t.DependsOn != nil {
+			n := len(deps)
+			deps = append(deps, t.DependsOn...)
+			t.DependsOn = deps[n:len(deps):len(deps)]
+		}
+		out[i] = t
+	}
+	return out
 }
 
 // finish checks the tool dependencies of the final tool list and builds

@@ -74,3 +74,48 @@ func appendToolJSON(dst []byte, t Tool) []byte {
 	}
 	return append(dst, '}')
 }
+
+// sameTool reports whether t, as a listener returned it, is the
+// registered tool c: every field equal, parameters byte for byte. The
+// canonical form is a fixed point of canonicalisation (canonicalising
+// canonical bytes gives them back), so such a t canonicalises to c, and c
+// can stand for it without canonicalising again.
+func sameTool(t *Tool, c *canonicalTool) bool {
+	return t.Name == c.tool.Name && t.Description == c.tool.Description &&
+		string(t.Parameters) == string(c.tool.Parameters) &&
+		slices.Equal(t.DependsOn, c.tool.DependsOn) && t.Idempotent == c.tool.Idempotent
+}
+
+// Provider is a tool provider whose tools are validated and made canonical
+// once, to be registered with [Service.Register] in any number of services
+// without doing that work again (a harness registers the same plugins in
+// every run of a scenario). It is immutable and safe for concurrent use.
+type Provider struct {
+	name  string
+	tools []*canonicalTool
+}
+
+// NewProvider validates and canonicalises tools for the provider name, as
+// [Service.AddProvider] does: the tools are copied, so changing them
+// afterwards changes nothing, and an empty name, an empty tool name or
+// invalid parameters JSON is an error.
+func NewProvider(name string, tools ...Tool) (*Provider, error) {
+	if name == "" {
+		return nil, errors.New("provider with an empty name")
+	}
+	p := &Provider{name: name, tools: make([]*canonicalTool, 0, len(tools))}
+	for _, t := range tools {
+		c, err := canonicalize(t, name)
+		if err != nil {
+			return nil, fmt.Errorf("provider %q: %w", name, err)
+		}
+		p.tools = append(p.tools, &c)
+	}
+	return p, nil
+}
+
+// Name returns the provider's name.
+func (p *Provider) Name() string { return p.name }
+
+// Len returns the number of the provider's tools.
+func (p *Provider) Len() int { return len(p.tools) }

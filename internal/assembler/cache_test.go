@@ -1,0 +1,274 @@
+package assembler
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// cacheSeed seeds TestAssembleMatchesFromScratch; a failure prints it with
+// the iteration and the operations so far.
+const cacheSeed = 0xcace_2026
+
+// fromScratch assembles the service's current registry the way Assemble
+// did before it kept anything between calls: a full sort of every
+// registered tool, copies of every tool for the listeners, and every tool
+// the listeners return canonicalised again. The cached and incremental
+// Assemble must agree with it on every registry state.
+func fromScratch(s *Service) (*Header, error) {
+	s.mu.Lock()
+	registered := slices.Clone(s.tools)
+	sections := append([]Section{{ID: PersonaSection, Order: 0, Text: s.cfg.Persona}}, s.sections...)
+	listeners := slices.Clone(s.listeners)
+	s.mu.Unlock()
+
+	var reserved []string
+	listed := make([]bool, len(s.cfg.ToolOrder.names))
+	var keys []sortKey
+	for _, t := range registered {
+		if t.tool.Name == RestEntry {
+			reserved = append(reserved, t.provider)
+			continue
+		}
+		rank, ok := s.ranker.rank(t.tool.Name)
+		if ok {
+			listed[rank] = true
+		}
+		keys = append(keys, sortKey{rank, t.tool.Name, t})
+	}
+	if len(reserved) > 0 {
+		return nil, reservedNameError(reserved)
+	}
+	if err := unknownNames(keys, s.cfg.ToolOrder, listed); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(keys, compareKeys)
+	sortSections(sections)
+	tools := make([]*canonicalTool, len(keys))
+	for i, k := range keys {
+		tools[i] = k.t
+	}
+	if len(listeners) == 0 {
+		return finish(s.cfg.Model, sections, tools)
+	}
+	a := Assembly{Sections: sections, Tools: make([]Tool, len(tools))}
+	for i, t := range tools {
+		a.Tools[i] = t.tool.clone()
+	}
+	for _, l := range listeners {
+		var err error
+		if a, err = l.fn(a); err != nil {
+			return nil, fmt.Errorf("system-prompt/assemble listener %q: %w", l.name, err)
+		}
+	}
+	out := make([]*canonicalTool, len(a.Tools))
+	for i, t := range a.Tools {
+		if t.Name == RestEntry {
+			return nil, fmt.Errorf("tool name %q is reserved for toolOrder (added by a system-prompt/assemble listener)", RestEntry)
+		}
+		c, err := canonicalize(t, "listener")
+		if err != nil {
+			return nil, fmt.Errorf("system-prompt/assemble listeners: %w", err)
+		}
+		out[i] = &c
+	}
+	return finish(s.cfg.Model, a.Sections, out)
+}
+
+// randomTool draws from few names (so names are shared), names whose
+// UTF-16 and byte orders disagree, parameters written non-canonically,
+// dependencies (some unknown, some cyclic) and the reserved name, rarely.
+func randomTool(r *rand.Rand) Tool {
+	names := []string{"read", "write", "bash", "a", "aB", "ab", "\uFF61x", "\U0001F600x", "é", "job_kill", "job_list"}
+	t := Tool{Name: names[r.IntN(len(names))]}
+	if r.IntN(200) == 0 {
+		t.Name = RestEntry
+	}
+	if r.IntN(2) == 0 {
+		t.Description = []string{"Alpha.", "Beta.", "<b>"}[r.IntN(3)]
+	}
+	switch r.IntN(4) {
+	case 0:
+		t.Parameters = json.RawMessage(`{"type":"object"}`)
+	case 1:
+		t.Parameters = json.RawMessage(`{ "b" : 1.0, "a" : "\u00e9" }`)
+	case 2:
+		t.Parameters = json.RawMessage(`{"a":"é","b":1}`)
+	}
+	if r.IntN(8) == 0 {
+		t.DependsOn = []string{names[r.IntN(len(names))]}
+	}
+	t.Idempotent = r.IntN(5) == 0
+	return t
+}
+
+// randomListener returns a listener that is a pure function of what it is
+// given, so the two assemblies of one state see the same outputs.
+func randomListener(r *rand.Rand) (string, Listener) {
+	name := []string{"read", "bash", "a", "é"}[r.IntN(4)]
+	add := randomTool(r)
+	switch r.IntN(7) {
+	case 0:
+		return "reverse", func(a Assembly) (Assembly, error) {
+			slices.Reverse(a.Tools)
+			return a, nil
+		}
+	case 1:
+		return "moveToEnd " + name, func(a Assembly) (Assembly, error) {
+			var moved []Tool
+			a.Tools = slices.DeleteFunc(a.Tools, func(t Tool) bool {
+				if t.Name == name {
+					moved = append(moved, t)
+					return true
+				}
+				return false
+			})
+			a.Tools = append(a.Tools, moved...)
+			return a, nil
+		}
+	case 2:
+		return "remove " + name, func(a Assembly) (Assembly, error) {
+			a.Tools = slices.DeleteFunc(a.Tools, func(t Tool) bool { return t.Name == name })
+			return a, nil
+		}
+	case 3:
+		return "add " + add.Name, func(a Assembly) (Assembly, error) {
+			a.Tools = append(a.Tools, add.clone())
+			return a, nil
+		}
+	case 4:
+		return "edit in place", func(a Assembly) (Assembly, error) {
+			for i := range a.Tools {
+				if p := a.Tools[i].Parameters; len(p) > 2 && p[0] == '{' {
+					// Same length, still valid JSON: {"type":…} becomes {"tXpe":…}.
+					if j := strings.Index(string(p), `"type"`); j >= 0 {
+						p[j+2] = 'X'
+					}
+				}
+				a.Tools[i].Description += "!"
+			}
+			return a, nil
+		}
+	case 5:
+		return "append section", func(a Assembly) (Assembly, error) {
+			a.Sections = append(a.Sections, Section{ID: "late", Order: 99, Text: "Late."})
+			return a, nil
+		}
+	}
+	return "identity", func(a Assembly) (Assembly, error) { return a, nil }
+}
+
+// TestAssembleMatchesFromScratch: on random registration sequences, with
+// an Assemble after every registration (and sometimes two), the cached
+// and incremental Assemble gives the bytes, tools, dependencies and errors
+// of a from-scratch assembly of the same registry.
+func TestAssembleMatchesFromScratch(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(cacheSeed, 0))
+	configs := []Config{
+		{Persona: "P", Model: "m"},
+		{Persona: "P", Model: "m", ToolOrder: NewToolOrder("job_kill", RestEntry, "read", "bash")},
+		{Model: "m", ToolOrder: NewToolOrder(RestEntry, "\uFF61x")},
+	}
+	for iter := range 300 {
+		cfg := configs[iter%len(configs)]
+		s, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ops []string
+		for op := range 12 {
+			switch k := r.IntN(10); {
+			case k < 6:
+				var ts []Tool
+				for range r.IntN(6) {
+					ts = append(ts, randomTool(r))
+				}
+				name := fmt.Sprintf("p%d", op)
+				if err := s.AddProvider(name, ts...); err != nil {
+					t.Fatal(err)
+				}
+				ops = append(ops, fmt.Sprintf("provider %s (%d tools)", name, len(ts)))
+			case k < 8:
+				id := fmt.Sprintf("s%d", op)
+				if err := s.AddSection(Section{ID: id, Order: r.IntN(3) * 10, Text: "Text " + id}); err != nil {
+					t.Fatal(err)
+				}
+				ops = append(ops, "section "+id)
+			default:
+				name, fn := randomListener(r)
+				s.AddListener(name, fn)
+				ops = append(ops, "listener "+name)
+			}
+			for range 1 + r.IntN(2) {
+				got, gotErr := s.Assemble()
+				want, wantErr := fromScratch(s)
+				if msg := sameAssembly(got, gotErr, want, wantErr); msg != "" {
+					t.Fatalf("seed %#x iteration %d config %v, after %s:\n%s", cacheSeed, iter, cfg.ToolOrder, strings.Join(ops, ", "), msg)
+				}
+			}
+		}
+	}
+}
+
+func sameAssembly(got *Header, gotErr error, want *Header, wantErr error) string {
+	switch {
+	case gotErr != nil || wantErr != nil:
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			return fmt.Sprintf("error %v, want %v", gotErr, wantErr)
+		}
+		return ""
+	case string(got.raw) != string(want.raw):
+		return fmt.Sprintf("bytes\n got %s\nwant %s", got.raw, want.raw)
+	case fmt.Sprint(got.Tools()) != fmt.Sprint(want.Tools()):
+		return fmt.Sprintf("tools\n got %v\nwant %v", got.Tools(), want.Tools())
+	case fmt.Sprint(got.Deps()) != fmt.Sprint(want.Deps()):
+		return fmt.Sprintf("deps %v, want %v", got.Deps(), want.Deps())
+	}
+	for _, n := range want.ToolNames() {
+		if got.Idempotent(n) != want.Idempotent(n) {
+			return fmt.Sprintf("Idempotent(%q) = %v", n, got.Idempotent(n))
+		}
+	}
+	return ""
+}
+
+// TestUnchangedRegistryReusesTheHeader: without listeners, an Assemble
+// with nothing registered since the last one returns that header itself;
+// with a listener that returns the same assembly, too. A registration
+// makes a new header.
+func TestUnchangedRegistryReusesTheHeader(t *testing.T) {
+	t.Parallel()
+	s, _ := New(Config{Model: "m"})
+	if err := s.AddProvider("p", Tool{Name: "b"}, Tool{Name: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	h1, _ := s.Assemble()
+	if h2, _ := s.Assemble(); h2 != h1 {
+		t.Error("no registration since, but a new header")
+	}
+	if err := s.AddProvider("q", Tool{Name: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	h3, _ := s.Assemble()
+	if h3 == h1 || string(h3.raw) != `{"config":{"model":"m"},"tools":[{"name":"a"},{"name":"b"},{"name":"c"}]}` {
+		t.Fatalf("after a registration: %s", h3.raw)
+	}
+	calls := 0
+	s.AddListener("reverse", func(a Assembly) (Assembly, error) {
+		calls++
+		slices.Reverse(a.Tools)
+		return a, nil
+	})
+	h4, _ := s.Assemble()
+	h5, _ := s.Assemble()
+	if calls != 2 {
+		t.Errorf("the listener ran %d times in two assemblies", calls)
+	}
+	if h5 != h4 || string(h4.raw) != `{"config":{"model":"m"},"tools":[{"name":"c"},{"name":"b"},{"name":"a"}]}` {
+		t.Errorf("listener output unchanged, header %p then %p: %s", h4, h5, h5.raw)
+	}
+}
