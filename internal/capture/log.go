@@ -54,7 +54,7 @@ func BuildLog(reqs []Request, replies []wire.Reply, rules []redact.Rule) (*Built
 	var log, templated []byte
 	var bodies [][]byte
 	hits := make([]int, len(rules))
-	var inForce []byte
+	var inForce *wire.Parts
 	var format wire.Format
 	for i, r := range reqs {
 		body, p := r.Body, r.parts
@@ -65,15 +65,16 @@ func BuildLog(reqs []Request, replies []wire.Reply, rules []redact.Rule) (*Built
 				return nil, fmt.Errorf("request %d after redaction: %w", r.N, err)
 			}
 		}
-		h := p.Header()
-		if inForce == nil || format != r.Format || !bytes.Equal(h, inForce) {
+		// The parts are compared where they are: the header document
+		// is written only when it changes.
+		if inForce == nil || format != r.Format || !sameHeader(p, inForce) {
 			reason := ReasonChange
 			if inForce == nil {
 				reason = ReasonInitial
 			}
-			log = appendHeader(log, r.N, reason, r.Format, h)
+			log = appendHeader(log, r.N, reason, r.Format, p.Header())
 			templated = appendHeader(templated, r.N, reason, r.Format, templateHeader(p))
-			inForce, format = h, r.Format
+			inForce, format = p, r.Format
 		}
 		start := len(log)
 		log = appendRequest(log, r, p)
@@ -89,6 +90,13 @@ func BuildLog(reqs []Request, replies []wire.Reply, rules []redact.Rule) (*Built
 		}
 	}
 	return &Built{Log: log, Templated: templated, Bodies: bodies}, nil
+}
+
+// sameHeader reports whether two bodies have the same header parts, byte
+// for byte (absent and present differ).
+func sameHeader(a, b *wire.Parts) bool {
+	return bytes.Equal(a.Config, b.Config) && (a.System == nil) == (b.System == nil) && bytes.Equal(a.System, b.System) &&
+		(a.Tools == nil) == (b.Tools == nil) && bytes.Equal(a.Tools, b.Tools)
 }
 
 // templateHeader is the header document with the templating rule of the
@@ -197,6 +205,17 @@ func appendReply(dst []byte, n int, r wire.Reply) []byte {
 // capture/request event.
 func Rebuild(log []byte) ([][]byte, error) {
 	var out [][]byte
+	err := eachRebuilt(log, func(body []byte) bool {
+		out = append(out, bytes.Clone(body))
+		return true
+	})
+	return out, err
+}
+
+// eachRebuilt rebuilds the bodies of a full log in order and hands each
+// to fn, in a buffer reused for the next, until fn returns false.
+func eachRebuilt(log []byte, fn func(body []byte) bool) error {
+	var buf []byte
 	var header *wire.Header
 	var format wire.Format
 	n := 0
@@ -220,20 +239,20 @@ func Rebuild(log []byte) ([][]byte, error) {
 			d := ev.Get("data")
 			h := d.Get("header")
 			if !h.IsObject() {
-				return nil, fmt.Errorf("log line %d: request/header without a header object", n)
+				return fmt.Errorf("log line %d: request/header without a header object", n)
 			}
 			format = wire.Format(d.Get("format").String())
 			var err error
 			if header, err = wire.ParseHeader(format, line[h.Index:h.Index+len(h.Raw)]); err != nil {
-				return nil, fmt.Errorf("log line %d: %w", n, err)
+				return fmt.Errorf("log line %d: %w", n, err)
 			}
 		case TypeRequest:
 			d := ev.Get("data")
 			if header == nil {
-				return nil, fmt.Errorf("log line %d: a request before any request/header", n)
+				return fmt.Errorf("log line %d: a request before any request/header", n)
 			}
 			if f := wire.Format(d.Get("format").String()); f != format {
-				return nil, fmt.Errorf("log line %d: request in format %s under a %s header", n, f, format)
+				return fmt.Errorf("log line %d: request in format %s under a %s header", n, f, format)
 			}
 			var spaces []wire.Space
 			d.Get("spaces").ForEach(func(_, s gjson.Result) bool {
@@ -241,14 +260,17 @@ func Rebuild(log []byte) ([][]byte, error) {
 				return true
 			})
 			rest := d.Get("body")
-			body, err := header.Rebuild(line[rest.Index:rest.Index+len(rest.Raw)], d.Get("prefix").String(), d.Get("suffix").String(), spaces)
+			body, err := header.AppendRebuild(buf[:0], line[rest.Index:rest.Index+len(rest.Raw)], d.Get("prefix").String(), d.Get("suffix").String(), spaces)
 			if err != nil {
-				return nil, fmt.Errorf("log line %d: %w", n, err)
+				return fmt.Errorf("log line %d: %w", n, err)
 			}
-			out = append(out, body)
+			buf = body
+			if !fn(body) {
+				return nil
+			}
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // RebuildError reports a captured body that its log prefix does not give
@@ -267,21 +289,31 @@ func (e *RebuildError) Error() string {
 // CheckRebuild rebuilds every body of log and compares it with the body
 // that was captured (after redaction).
 func CheckRebuild(log []byte, bodies [][]byte) error {
-	got, err := Rebuild(log)
-	if err != nil {
-		return err
-	}
-	for i := range max(len(got), len(bodies)) {
-		if i >= len(got) || i >= len(bodies) {
-			return &RebuildError{Request: i + 1, Offset: -1, Msg: fmt.Sprintf("the log rebuilds %d bodies, %d were captured", len(got), len(bodies))}
+	i := 0
+	var bad *RebuildError
+	err := eachRebuilt(log, func(got []byte) bool {
+		if i >= len(bodies) {
+			i++
+			return true
 		}
-		if !bytes.Equal(got[i], bodies[i]) {
+		if !bytes.Equal(got, bodies[i]) {
 			k := 0
-			for k < len(got[i]) && k < len(bodies[i]) && got[i][k] == bodies[i][k] {
+			for k < len(got) && k < len(bodies[i]) && got[k] == bodies[i][k] {
 				k++
 			}
-			return &RebuildError{Request: i + 1, Offset: k, Msg: fmt.Sprintf("the body rebuilt from the log prefix differs from the captured one at byte %d", k)}
+			bad = &RebuildError{Request: i + 1, Offset: k, Msg: fmt.Sprintf("the body rebuilt from the log prefix differs from the captured one at byte %d", k)}
+			return false
 		}
+		i++
+		return true
+	})
+	switch {
+	case err != nil:
+		return err
+	case bad != nil:
+		return bad
+	case i != len(bodies):
+		return &RebuildError{Request: min(i, len(bodies)) + 1, Offset: -1, Msg: fmt.Sprintf("the log rebuilds %d bodies, %d were captured", i, len(bodies))}
 	}
 	return nil
 }

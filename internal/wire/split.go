@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/headergold/headergold/internal/canon"
@@ -335,6 +336,12 @@ func ParseHeader(f Format, header []byte) (*Header, error) {
 
 // Rebuild rebuilds a body sent under the header from its rest and frame.
 func (h *Header) Rebuild(rest []byte, prefix, suffix string, spaces []Space) ([]byte, error) {
+	return h.AppendRebuild(nil, rest, prefix, suffix, spaces)
+}
+
+// AppendRebuild is Rebuild appending to dst, so that a caller checking
+// many bodies can reuse one buffer.
+func (h *Header) AppendRebuild(dst, rest []byte, prefix, suffix string, spaces []Space) ([]byte, error) {
 	f, configs := h.format, h.configs
 	r := gjson.Parse(view(rest))
 	if !r.IsObject() {
@@ -344,7 +351,7 @@ func (h *Header) Rebuild(rest []byte, prefix, suffix string, spaces []Space) ([]
 	for _, c := range configs {
 		n += len(c)
 	}
-	out := make([]byte, 0, n)
+	out := slices.Grow(dst, n)
 	out = append(out, prefix...)
 	body := len(out)
 	prev := 0
