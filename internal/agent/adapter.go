@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -32,7 +33,7 @@ type Scripted struct {
 	mu       sync.Mutex
 	replies  []Reply
 	results  map[string]ToolResult
-	requests [][]byte
+	requests []*Request // immutable; they share their header's bytes
 }
 
 // NewScripted returns a scripted adapter that will play replies in order.
@@ -62,7 +63,7 @@ func (s *Scripted) SetResult(callID string, r ToolResult) {
 func (s *Scripted) Send(_ context.Context, req *Request) (Reply, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests = append(s.requests, req.Bytes())
+	s.requests = append(s.requests, req)
 	if len(s.replies) == 0 {
 		return Reply{}, errors.New("scripted adapter: no reply left for this request")
 	}
@@ -83,15 +84,24 @@ func (s *Scripted) RunTool(_ context.Context, call ToolCall) (ToolResult, error)
 	return r, nil
 }
 
-// Requests returns copies of every request received, in order.
+// Requests returns copies of the bytes of every request received, in
+// order.
 func (s *Scripted) Requests() [][]byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([][]byte, len(s.requests))
 	for i, r := range s.requests {
-		out[i] = append([]byte(nil), r...)
+		out[i] = r.Bytes()
 	}
 	return out
+}
+
+// Received returns every request received, in order, without copying
+// their bytes (for [CheckRequests]).
+func (s *Scripted) Received() []*Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.requests)
 }
 
 // Remaining returns how many scripted replies were not played.

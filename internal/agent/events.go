@@ -1,6 +1,9 @@
 package agent
 
 import (
+	"slices"
+
+	"github.com/headergold/headergold/internal/assembler"
 	"github.com/headergold/headergold/internal/canon"
 )
 
@@ -71,6 +74,14 @@ func (l *line) str(k, v string) *line {
 func (l *line) raw(k string, v []byte) *line {
 	l.key(k)
 	l.b = append(l.b, v...)
+	return l
+}
+
+// header adds a member holding h's canonical JSON, written straight into
+// the line.
+func (l *line) header(k string, h *assembler.Header) *line {
+	l.key(k)
+	l.b = h.AppendJSON(slices.Grow(l.b, h.Len()+8))
 	return l
 }
 

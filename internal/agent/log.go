@@ -12,10 +12,15 @@ import (
 // Log is a session log in memory: JSON Lines, one event per line, each line
 // ending in "\n". It is safe for concurrent use; the loop appends, readers
 // take copies.
+//
+// It keeps the lines as they were written rather than one growing buffer:
+// a line is never written to again, so the loop's projection shares a
+// header line with the log instead of holding a second copy, and appending
+// never moves what is already there.
 type Log struct {
-	mu   sync.Mutex
-	buf  []byte
-	ends []int // ends[i] is the offset just past line i's newline
+	mu    sync.Mutex
+	lines [][]byte // each ends in "\n"; never written to
+	size  int      // total bytes
 }
 
 // NewLog returns an empty log.
@@ -25,6 +30,7 @@ func NewLog() *Log { return &Log{} }
 // that every line is an event object {"type": string, "data": object}.
 // Errors name the 1-based line.
 func ParseLog(b []byte) (*Log, error) {
+	b = bytes.Clone(b) // the log keeps its lines; the caller keeps b
 	l := &Log{}
 	for n := 1; len(b) > 0; n++ {
 		i := bytes.IndexByte(b, '\n')
@@ -34,16 +40,18 @@ func ParseLog(b []byte) (*Log, error) {
 		if _, err := ParseEvent(b[:i]); err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
-		l.append(b[:i+1])
+		l.append(b[: i+1 : i+1])
 		b = b[i+1:]
 	}
 	return l, nil
 }
 
+// append adds a line, which the log keeps: the caller must not write to it
+// again.
 func (l *Log) append(line []byte) {
 	l.mu.Lock()
-	l.buf = append(l.buf, line...)
-	l.ends = append(l.ends, len(l.buf))
+	l.lines = append(l.lines, line[:len(line):len(line)])
+	l.size += len(line)
 	l.mu.Unlock()
 }
 
@@ -51,14 +59,14 @@ func (l *Log) append(line []byte) {
 func (l *Log) Bytes() []byte {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return bytes.Clone(l.buf)
+	return l.join(len(l.lines))
 }
 
 // Len returns the number of events.
 func (l *Log) Len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return len(l.ends)
+	return len(l.lines)
 }
 
 // Prefix returns a copy of the first n events.
@@ -68,7 +76,26 @@ func (l *Log) Prefix(n int) []byte {
 	if n <= 0 {
 		return nil
 	}
-	return bytes.Clone(l.buf[:l.ends[n-1]])
+	return l.join(n)
+}
+
+// join returns the first n lines in one new array; l.mu is held.
+func (l *Log) join(n int) []byte {
+	size := l.size
+	if n < len(l.lines) {
+		size = 0
+		for _, ln := range l.lines[:n] {
+			size += len(ln)
+		}
+	}
+	if size == 0 {
+		return nil
+	}
+	out := make([]byte, 0, size)
+	for _, ln := range l.lines[:n] {
+		out = append(out, ln...)
+	}
+	return out
 }
 
 // Event is one decoded log line. Data is the raw canonical data object.

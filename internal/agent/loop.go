@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -58,11 +57,14 @@ type Agent struct {
 	mu             sync.Mutex
 	proj           Projector
 	turn           int
-	resumed        bool   // the log held events when this instance started
-	loggedInstance bool   // this instance has logged a header
-	hbuf           []byte // scratch for the assembled header's bytes
-	policy         string
-	ledger         *ledger // tool calls completed so far in the session
+	resumed        bool // the log held events when this instance started
+	loggedInstance bool // this instance has logged a header
+	// inForce is the last assembled header found to be the header in
+	// force: the assembler returns the same *Header while nothing changed,
+	// so an unchanged header is recognised without reading its bytes.
+	inForce *assembler.Header
+	policy  string
+	ledger  *ledger // tool calls completed so far in the session
 }
 
 // New builds the system-prompt service from cfg and an agent around it.
@@ -109,6 +111,10 @@ func New(cfg Config, opts Options) (*Agent, error) {
 	}
 	a.resumed = len(prior) > 0
 	a.ledger.fold(prior)
+	// From here on the projection folds only the lines emit has just
+	// written, which nothing writes to again: it may keep the header
+	// without a copy.
+	a.proj.borrow = true
 	return a, nil
 }
 
@@ -177,32 +183,32 @@ func (a *Agent) fail(turn int, err error) error {
 // force, or when it is this instance's first header on a resumed log.
 func (a *Agent) logHeader(turn, step int, h *assembler.Header) {
 	var reason string
-	// The header is compared with the one in force at every step; reuse
-	// one buffer for its bytes (emit copies them into the line).
-	a.hbuf = h.AppendJSON(a.hbuf[:0])
-	raw := a.hbuf
 	switch {
 	case a.proj.header == nil:
 		reason = ReasonInitial
 	case a.resumed && !a.loggedInstance:
 		reason = ReasonResume
-	case !bytes.Equal(raw, a.proj.header):
+	case h == a.inForce:
+		return
+	case !h.EqualJSON(a.proj.header):
 		reason = ReasonChange
 	default:
+		a.inForce = h
 		return
 	}
 	a.loggedInstance = true
-	a.emit(stepLine(TypeRequestHeader, turn, step).str("reason", reason).raw("header", raw))
+	a.inForce = h
+	a.emit(stepLine(TypeRequestHeader, turn, step).str("reason", reason).header("header", h))
 }
 
 // step dispatches the projected request, logs the reply and answers its tool
 // calls. It reports whether the model asked for tools (another step).
 func (a *Agent) step(ctx context.Context, turn, step int, h *assembler.Header) (bool, error) {
-	raw, err := a.proj.AppendRequest(nil)
+	req, err := a.proj.Request()
 	if err != nil {
 		return false, err
 	}
-	reply, err := a.opts.Adapter.Send(ctx, &Request{raw: raw})
+	reply, err := a.opts.Adapter.Send(ctx, req)
 	if err != nil {
 		return false, fmt.Errorf("adapter: %w", err)
 	}

@@ -26,8 +26,9 @@ type Projector struct {
 	messages []byte // comma-separated message objects
 	count    int    // number of messages
 	// borrow lets header alias the line it came from instead of copying
-	// it. Only Rebuild and CheckRebuild set it: they fold a log they hold
-	// for the whole fold and copy the request out before returning.
+	// it. It is set where every line folded stays unchanged for as long
+	// as the projection is used: Rebuild and CheckRebuild fold a log they
+	// hold, and the loop folds each line it has just written and keeps.
 	borrow bool
 }
 
@@ -49,7 +50,9 @@ func (p *Projector) Apply(line []byte) error {
 		if end := h.Index + len(h.Raw); p.borrow && h.Index > 0 && end <= len(line) {
 			p.header = line[h.Index:end:end]
 		} else {
-			p.header = append(p.header[:0], h.Raw...)
+			// A new array, never the old one overwritten: requests
+			// made before this line share the old header's bytes.
+			p.header = []byte(h.Raw)
 		}
 	case TypeUserMessage:
 		c := gjson.Get(s, "data.content")
@@ -87,7 +90,8 @@ func (p *Projector) Apply(line []byte) error {
 }
 
 // view returns b as a string without copying it. The string must not
-// outlive the call that made it: Apply copies every byte it keeps.
+// outlive the call that made it: Apply copies every byte it keeps, unless
+// it borrows the header from a line that is never written to again.
 func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 func (p *Projector) open(prefix string) {
@@ -110,26 +114,21 @@ func (p *Projector) Header() []byte { return bytes.Clone(p.header) }
 
 // AppendRequest appends the request of the next step to dst.
 func (p *Projector) AppendRequest(dst []byte) ([]byte, error) {
-	if len(p.header) < 2 {
-		return dst, errors.New("no request/header in force")
+	r, err := p.Request()
+	if err != nil {
+		return dst, err
 	}
-	dst = slices.Grow(dst, len(p.header)+len(p.messages)+len(`,"messages":[]`))
-	dst = append(dst, p.header[:len(p.header)-1]...) // without the closing brace
-	dst = append(dst, `,"messages":[`...)
-	dst = append(dst, p.messages...)
-	return append(dst, ']', '}'), nil
+	return r.AppendJSON(slices.Grow(dst, r.Len())), nil
 }
 
-// requestEqual reports whether got is the request AppendRequest would
-// write, without writing it.
-func (p *Projector) requestEqual(got []byte) bool {
-	for _, part := range [][]byte{p.header[:len(p.header)-1], []byte(`,"messages":[`), p.messages, []byte("]}")} {
-		if !bytes.HasPrefix(got, part) {
-			return false
-		}
-		got = got[len(part):]
+// Request returns the request of the next step without copying its bytes:
+// it shares them with the projection, which later Apply calls never change
+// (the conversation is only appended to, and a new header is a new array).
+func (p *Projector) Request() (*Request, error) {
+	if len(p.header) < 2 {
+		return nil, errors.New("no request/header in force")
 	}
-	return len(got) == 0
+	return &Request{header: p.header, messages: p.messages[:len(p.messages):len(p.messages)]}, nil
 }
 
 // Rebuild returns the exact bytes of the request that follows the log prefix:
@@ -156,6 +155,43 @@ func Rebuild(prefix []byte) ([]byte, error) {
 // its last step's dispatch ends that step's prefix. It returns nil when all
 // match and the counts agree.
 func CheckRebuild(log []byte, received [][]byte) error {
+	return checkRebuild(log, len(received),
+		func(k int, want *Request) bool { return want.equalJSON(received[k]) },
+		func(k int) []byte { return bytes.Clone(received[k]) })
+}
+
+// CheckRequests is [CheckRebuild] for the requests as an adapter received
+// them. It compares each request's header with the rebuilt one only when
+// either changed since the last step it compared, so its cost grows with
+// the conversation and the number of header changes, not with the size
+// of the header times the number of steps.
+func CheckRequests(log []byte, received []*Request) error {
+	// The last request header found equal to the rebuilt header in force,
+	// and that rebuilt header: neither is ever written to, so while both
+	// are the same arrays, they are still equal.
+	var gotHeader, wantHeader []byte
+	equal := func(k int, want *Request) bool {
+		got := received[k]
+		if !sameArray(got.header, gotHeader) || !sameArray(want.header, wantHeader) {
+			if !bytes.Equal(got.header, want.header) {
+				return want.equalJSON(got.Bytes())
+			}
+			gotHeader, wantHeader = got.header, want.header
+		}
+		return bytes.Equal(got.messages, want.messages)
+	}
+	return checkRebuild(log, len(received), equal, func(k int) []byte { return received[k].Bytes() })
+}
+
+// sameArray reports whether a and b are the same bytes in memory.
+func sameArray(a, b []byte) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
+}
+
+// checkRebuild folds log and, at each step's dispatch point, asks equal
+// whether the k-th of n received requests (from 0) is the rebuilt one;
+// got gives that request's bytes for the report.
+func checkRebuild(log []byte, n int, equal func(k int, want *Request) bool, got func(k int) []byte) error {
 	p := Projector{borrow: true}
 	step := 0
 	pending := false // a step/start without its dispatch yet
@@ -163,27 +199,27 @@ func CheckRebuild(log []byte, received [][]byte) error {
 	lines := 0
 	// check compares the request of the pending step, whose dispatch
 	// prefix is everything folded so far, with what the adapter received.
-	check := func(n int) error {
+	check := func(line int) error {
 		pending = false
 		if mismatch != nil {
 			return nil
 		}
-		if len(p.header) < 2 {
-			return fmt.Errorf("line %d: no request/header in force", n)
+		want, err := p.Request()
+		if err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
 		}
-		if step > len(received) {
-			mismatch = fmt.Errorf("step %d (before line %d): the adapter received only %d requests", step, n, len(received))
-		} else if got := received[step-1]; !p.requestEqual(got) {
-			want, _ := p.AppendRequest(nil)
-			mismatch = &RebuildError{Step: step, Line: n, Want: want, Got: bytes.Clone(got)}
+		if step > n {
+			mismatch = fmt.Errorf("step %d (before line %d): the adapter received only %d requests", step, line, n)
+		} else if !equal(step-1, want) {
+			mismatch = &RebuildError{Step: step, Line: line, Want: want.Bytes(), Got: got(step - 1)}
 		}
 		return nil
 	}
-	err := forEachLine(log, func(n int, line []byte) error {
-		lines = n
-		typ := gjson.GetBytes(line, "type").String()
+	err := forEachLine(log, func(line int, text []byte) error {
+		lines = line
+		typ := gjson.GetBytes(text, "type").String()
 		if pending && (typ == TypeAssistantMessage || typ == TypeStepEnd) {
-			if err := check(n); err != nil {
+			if err := check(line); err != nil {
 				return err
 			}
 		}
@@ -191,7 +227,7 @@ func CheckRebuild(log []byte, received [][]byte) error {
 			step++
 			pending = true
 		}
-		return p.Apply(line)
+		return p.Apply(text)
 	})
 	if err != nil {
 		return err
@@ -199,7 +235,7 @@ func CheckRebuild(log []byte, received [][]byte) error {
 	// A log that ends between a step/start and its dispatch (a crash, a
 	// cut copy) still determines that step's request: compare it when the
 	// adapter received one, rather than waving it through.
-	if pending && step <= len(received) {
+	if pending && step <= n {
 		if err := check(lines + 1); err != nil {
 			return err
 		}
@@ -207,8 +243,8 @@ func CheckRebuild(log []byte, received [][]byte) error {
 	if mismatch != nil {
 		return mismatch
 	}
-	if dispatched := step; len(received) > dispatched {
-		return fmt.Errorf("the adapter received %d requests but the log has %d steps", len(received), dispatched)
+	if dispatched := step; n > dispatched {
+		return fmt.Errorf("the adapter received %d requests but the log has %d steps", n, dispatched)
 	}
 	return nil
 }

@@ -12,25 +12,59 @@ import (
 // (see [Projector]); every accessor returns a copy, so an adapter can do
 // what it likes with what it gets without changing the log or later
 // requests.
+//
+// A request does not hold its bytes in one piece: it shares the header in
+// force and the conversation so far with the projection it came from, which
+// only ever appends to them. Steps under one header therefore share its
+// bytes instead of each holding a copy, and a request costs the same
+// whatever the size of its header.
 type Request struct {
-	raw []byte
+	header   []byte // the header object in force; never written to
+	messages []byte // comma-separated message objects; never written to
 }
 
 // Bytes returns a copy of the request's canonical JSON.
-func (r *Request) Bytes() []byte { return bytes.Clone(r.raw) }
+func (r *Request) Bytes() []byte { return r.AppendJSON(make([]byte, 0, r.Len())) }
+
+// AppendJSON appends the request's canonical JSON to dst.
+func (r *Request) AppendJSON(dst []byte) []byte {
+	dst = append(dst, r.header[:len(r.header)-1]...) // without the closing brace
+	dst = append(dst, messagesKey...)
+	dst = append(dst, r.messages...)
+	return append(dst, ']', '}')
+}
+
+// Len returns the length of the request's canonical JSON.
+func (r *Request) Len() int {
+	return len(r.header) - 1 + len(messagesKey) + len(r.messages) + 2
+}
+
+// messagesKey opens the messages member after the header's members.
+const messagesKey = `,"messages":[`
+
+// equalJSON reports whether b is the request's canonical JSON.
+func (r *Request) equalJSON(b []byte) bool {
+	for _, part := range [][]byte{r.header[:len(r.header)-1], []byte(messagesKey), r.messages, []byte("]}")} {
+		if !bytes.HasPrefix(b, part) {
+			return false
+		}
+		b = b[len(part):]
+	}
+	return len(b) == 0
+}
 
 // Config returns a copy of the call config object.
 func (r *Request) Config() json.RawMessage {
-	return json.RawMessage(gjson.GetBytes(r.raw, "config").Raw)
+	return json.RawMessage(gjson.GetBytes(r.header, "config").Raw)
 }
 
 // System returns the system text, or "" when the header has none.
-func (r *Request) System() string { return gjson.GetBytes(r.raw, "system").String() }
+func (r *Request) System() string { return gjson.GetBytes(r.header, "system").String() }
 
 // Tools returns copies of the tools, in request order.
 func (r *Request) Tools() []assembler.Tool {
 	var tools []assembler.Tool
-	gjson.GetBytes(r.raw, "tools").ForEach(func(_, v gjson.Result) bool {
+	gjson.GetBytes(r.header, "tools").ForEach(func(_, v gjson.Result) bool {
 		t := assembler.Tool{Name: v.Get("name").String(), Description: v.Get("description").String()}
 		if p := v.Get("parameters"); p.Exists() {
 			t.Parameters = json.RawMessage(p.Raw)
@@ -44,7 +78,9 @@ func (r *Request) Tools() []assembler.Tool {
 // Messages returns copies of the conversation messages, in order.
 func (r *Request) Messages() []Message {
 	var msgs []Message
-	gjson.GetBytes(r.raw, "messages").ForEach(func(_, v gjson.Result) bool {
+	list := make([]byte, 0, len(r.messages)+2)
+	list = append(append(append(list, '['), r.messages...), ']')
+	gjson.ParseBytes(list).ForEach(func(_, v gjson.Result) bool {
 		m := Message{
 			Role:    v.Get("role").String(),
 			Content: v.Get("content").String(),

@@ -1,0 +1,149 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/headergold/headergold/internal/assembler"
+)
+
+// shareAgent returns an agent over n tools whose script answers steps-1
+// tool calls and then text, and its script.
+func shareAgent(t testing.TB, n, steps int) (*Agent, *Scripted) {
+	t.Helper()
+	sc := NewScripted()
+	for s := 1; s < steps; s++ {
+		id := fmt.Sprintf("c%d", s)
+		sc.Push(Reply{ToolCalls: []ToolCall{{ID: id, Name: "tool_0", Arguments: []byte(`{"n":1}`)}}})
+		sc.SetResult(id, ToolResult{Output: "ok"})
+	}
+	sc.Push(Reply{Text: "done"})
+	a, err := New(Config{Persona: "P", Model: "m"}, Options{Adapter: sc, MaxSteps: steps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := make([]assembler.Tool, n)
+	for i := range tools {
+		tools[i] = assembler.Tool{Name: fmt.Sprintf("tool_%d", i), Description: strings.Repeat("Does a thing. ", 8),
+			Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"}}}`)}
+	}
+	if err := a.Service().AddProvider("p", tools...); err != nil {
+		t.Fatal(err)
+	}
+	return a, sc
+}
+
+// TestRequestsShareTheHeader: the requests of the steps under one header
+// hold the bytes of the log's header line, not copies, and still rebuild
+// byte for byte.
+func TestRequestsShareTheHeader(t *testing.T) {
+	t.Parallel()
+	a, sc := shareAgent(t, 50, 10)
+	if err := a.RunTurn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := sc.Received()
+	if len(reqs) != 10 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	var headerLine []byte
+	for _, ln := range a.log.lines {
+		if strings.Contains(string(ln), `"request/header"`) {
+			headerLine = ln
+		}
+	}
+	for i, r := range reqs {
+		if !sameArray(r.header, reqs[0].header) {
+			t.Fatalf("request %d holds its own copy of the header", i+1)
+		}
+	}
+	if h := reqs[0].header; &h[0] != &headerLine[strings.Index(string(headerLine), `"header":`)+len(`"header":`)] {
+		t.Fatal("the requests' header is not the log's header line")
+	}
+	if err := CheckRequests(a.Log().Bytes(), reqs); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckRebuild(a.Log().Bytes(), sc.Requests()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCheckRequestsFindsTampering: a request whose header or conversation
+// differs from its log prefix fails CheckRequests at that step, whether or
+// not the header is the same array as the step before's; a copy with
+// equal bytes passes.
+func TestCheckRequestsFindsTampering(t *testing.T) {
+	t.Parallel()
+	a, sc := shareAgent(t, 5, 6)
+	if err := a.RunTurn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	log := a.Log().Bytes()
+	for _, tc := range []struct {
+		name   string
+		edit   func(r *Request) *Request
+		failAt int // 0: passes
+	}{
+		{"equal copy", func(r *Request) *Request {
+			return &Request{header: []byte(string(r.header)), messages: []byte(string(r.messages))}
+		}, 0},
+		{"header byte", func(r *Request) *Request {
+			h := []byte(string(r.header))
+			h[len(h)-3] ^= 1
+			return &Request{header: h, messages: r.messages}
+		}, 4},
+		{"message byte", func(r *Request) *Request {
+			m := []byte(string(r.messages))
+			m[len(m)-3] ^= 1
+			return &Request{header: r.header, messages: m}
+		}, 4},
+	} {
+		reqs := sc.Received()
+		reqs[3] = tc.edit(reqs[3])
+		err := CheckRequests(log, reqs)
+		var re *RebuildError
+		switch {
+		case tc.failAt == 0 && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.failAt > 0 && (!errors.As(err, &re) || re.Step != tc.failAt):
+			t.Errorf("%s: %v, want a rebuild error at step %d", tc.name, err, tc.failAt)
+		}
+	}
+	if err := CheckRequests(log, sc.Received()[:5]); err == nil {
+		t.Error("a missing request passed")
+	}
+	if err := CheckRequests(log, append(sc.Received(), sc.Received()[0])); err == nil {
+		t.Error("an extra request passed")
+	}
+}
+
+// TestUnchangedHeaderCostsNothingPerStep: once the header is logged, the
+// steps under it allocate far less than one copy of the header, however
+// large it is: nothing per step reads, copies or rebuilds it.
+func TestUnchangedHeaderCostsNothingPerStep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates a 1 MB header")
+	}
+	const steps = 40
+	a, _ := shareAgent(t, 5000, steps)
+	h, err := a.Service().Assemble() // the sort and the header, before the turn
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := a.RunTurn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	// The turn writes the header line once; the rest is the conversation.
+	perStep := float64(after.TotalAlloc-before.TotalAlloc-uint64(h.Len())) / steps
+	t.Logf("%.0f bytes allocated per step under a %d-byte header", perStep, h.Len())
+	if perStep > float64(h.Len())/20 {
+		t.Fatalf("%.0f bytes allocated per step under an unchanged %d-byte header", perStep, h.Len())
+	}
+}
