@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/headergold/headergold/internal/assembler"
 )
@@ -55,62 +57,204 @@ func benchService(b *testing.B, cfg assembler.Config, ts []assembler.Tool) *asse
 	return s
 }
 
-func reportPerTool(b *testing.B, n int) {
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/tool")
+// prepared makes the providers benchService would register, canonical
+// once, so a benchmark can build services from them repeatedly.
+func prepared(b *testing.B, ts []assembler.Tool) []*assembler.Provider {
+	const providers = 10
+	out := make([]*assembler.Provider, providers)
+	for p := range providers {
+		var mine []assembler.Tool
+		for i := p; i < len(ts); i += providers {
+			mine = append(mine, ts[i])
+		}
+		var err error
+		if out[p], err = assembler.NewProvider(fmt.Sprintf("provider-%d", p), mine...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return out
 }
 
-// BenchmarkAssemble measures Assemble beside two baselines over the same
-// tools: sort.Strings of their names (a copy then the sort) and a plain
-// json.Marshal of the tool slice. The toolOrder case lists up to 49 tool
-// names plus the rest entry (50 entries; at 10 tools, all 10 plus the rest).
+// coldAssemble builds a service from prepared providers and assembles it
+// once: the sort and the header bytes, what the first Assemble after a
+// registration costs (canonicalising the tools is NewProvider's, done once).
+func coldAssemble(b *testing.B, cfg assembler.Config, provs []*assembler.Provider) *assembler.Header {
+	s := mustNew(b, cfg)
+	for _, p := range provs {
+		if err := s.Register(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	h, err := s.Assemble()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return h
+}
+
+// timed runs f and adds its wall time to *d.
+func timed(d *time.Duration, f func()) {
+	start := time.Now()
+	f()
+	*d += time.Since(start)
+}
+
+// BenchmarkAssemble measures a cold assembly (a new service, the prepared
+// providers registered, one Assemble) beside two baselines over the same
+// tools in the same loop: a plain json.Marshal of the tool slice, and
+// sort.Strings of a copy of their names. It reports each per op and the
+// ratios.
 func BenchmarkAssemble(b *testing.B) {
-	for _, n := range []int{10, 100, 1000, 10000} {
+	for _, n := range []int{1000, 10000} {
 		ts := benchTools(n)
 		names := make([]string, n)
 		for i, t := range ts {
 			names[i] = t.Name
 		}
-		listed := append(append([]string(nil), names[:min(49, n)]...), assembler.RestEntry)
-
-		b.Run(fmt.Sprintf("tools=%d/absent", n), func(b *testing.B) {
-			s := benchService(b, assembler.Config{Model: "m"}, ts)
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := s.Assemble(); err != nil {
-					b.Fatal(err)
-				}
-			}
-			reportPerTool(b, n)
-		})
-		b.Run(fmt.Sprintf("tools=%d/toolOrder50", n), func(b *testing.B) {
-			s := benchService(b, assembler.Config{Model: "m", ToolOrder: assembler.NewToolOrder(listed...)}, ts)
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := s.Assemble(); err != nil {
-					b.Fatal(err)
-				}
-			}
-			reportPerTool(b, n)
-		})
-		b.Run(fmt.Sprintf("tools=%d/baseline=sort.Strings", n), func(b *testing.B) {
+		provs := prepared(b, ts)
+		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
 			scratch := make([]string, n)
-			b.ReportAllocs()
+			var tAssemble, tMarshal, tSort time.Duration
 			for b.Loop() {
-				copy(scratch, names)
-				sort.Strings(scratch)
+				timed(&tAssemble, func() { coldAssemble(b, assembler.Config{Model: "m"}, provs) })
+				timed(&tMarshal, func() {
+					if _, err := json.Marshal(ts); err != nil {
+						b.Fatal(err)
+					}
+				})
+				timed(&tSort, func() {
+					copy(scratch, names)
+					sort.Strings(scratch)
+				})
 			}
-			reportPerTool(b, n)
-		})
-		b.Run(fmt.Sprintf("tools=%d/baseline=json.Marshal", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := json.Marshal(ts); err != nil {
-					b.Fatal(err)
-				}
-			}
-			reportPerTool(b, n)
+			perOp := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N) }
+			b.ReportMetric(perOp(tAssemble), "assemble-ns/op")
+			b.ReportMetric(perOp(tMarshal), "marshal-ns/op")
+			b.ReportMetric(perOp(tSort), "sort-ns/op")
+			b.ReportMetric(float64(tAssemble)/float64(tMarshal), "assemble/marshal")
+			b.ReportMetric(float64(tAssemble)/float64(tSort), "assemble/sort")
 		})
 	}
+}
+
+// BenchmarkAssembleScaling measures the cost per tool of a cold assembly
+// at 10,000 tools against that at 1,000, alternating the two, without and
+// with a 50-entry toolOrder (49 names and the rest entry).
+func BenchmarkAssembleScaling(b *testing.B) {
+	small, large := benchTools(1000), benchTools(10000)
+	ps, pl := prepared(b, small), prepared(b, large)
+	order := func(ts []assembler.Tool) assembler.Config {
+		var listed []string
+		for _, t := range ts[:49] {
+			listed = append(listed, t.Name)
+		}
+		return assembler.Config{Model: "m", ToolOrder: assembler.NewToolOrder(append(listed, assembler.RestEntry)...)}
+	}
+	for _, c := range []struct {
+		name   string
+		cs, cl assembler.Config
+	}{
+		{"absent", assembler.Config{Model: "m"}, assembler.Config{Model: "m"}},
+		{"toolOrder50", order(small), order(large)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var tSmall, tLarge time.Duration
+			for b.Loop() {
+				timed(&tSmall, func() { coldAssemble(b, c.cs, ps) })
+				timed(&tLarge, func() { coldAssemble(b, c.cl, pl) })
+			}
+			perTool := func(d time.Duration, n int) float64 { return float64(d.Nanoseconds()) / float64(b.N) / float64(n) }
+			b.ReportMetric(perTool(tSmall, len(small)), "1k-ns/tool")
+			b.ReportMetric(perTool(tLarge, len(large)), "10k-ns/tool")
+			b.ReportMetric(perTool(tLarge, len(large))/perTool(tSmall, len(small)), "10k/1k-per-tool")
+		})
+	}
+}
+
+// BenchmarkAssembleUnchanged measures an Assemble with nothing registered
+// since the last one, at 50,000 tools against 1,000, alternating the two:
+// without listeners (the kept header is returned), and with one listener
+// that moves a tool to the end (it runs at every Assemble and must get a
+// private copy of every tool, so that case grows with the tools).
+func BenchmarkAssembleUnchanged(b *testing.B) {
+	moveToEnd := func(a assembler.Assembly) (assembler.Assembly, error) {
+		for i, t := range a.Tools {
+			if t.Name == "bash" {
+				a.Tools = append(append(a.Tools[:i:i], a.Tools[i+1:]...), t)
+				break
+			}
+		}
+		return a, nil
+	}
+	for _, listener := range []bool{false, true} {
+		name := "no-listener"
+		if listener {
+			name = "one-listener"
+		}
+		b.Run(name, func(b *testing.B) {
+			var svcs [2]*assembler.Service
+			for i, n := range []int{1000, 50000} {
+				svcs[i] = benchService(b, assembler.Config{Model: "m"}, benchTools(n))
+				if listener {
+					svcs[i].AddListener("moveToEnd", moveToEnd)
+				}
+				if _, err := svcs[i].Assemble(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var spent [2]time.Duration
+			for b.Loop() {
+				for i, s := range svcs {
+					timed(&spent[i], func() {
+						if _, err := s.Assemble(); err != nil {
+							b.Fatal(err)
+						}
+					})
+				}
+			}
+			b.ReportMetric(float64(spent[0].Nanoseconds())/float64(b.N), "1k-ns/op")
+			b.ReportMetric(float64(spent[1].Nanoseconds())/float64(b.N), "50k-ns/op")
+			b.ReportMetric(float64(spent[1])/float64(spent[0]), "50k/1k")
+		})
+	}
+}
+
+// BenchmarkLateRegistration measures the Assemble after one provider with
+// one tool registers late on 20,000 assembled tools (the new tool is merged
+// into the kept order) against a cold assembly of the same 20,001 tools,
+// alternating the two.
+func BenchmarkLateRegistration(b *testing.B) {
+	ts := benchTools(20001)
+	provs := prepared(b, ts[:20000])
+	late, err := assembler.NewProvider("late", ts[20000])
+	if err != nil {
+		b.Fatal(err)
+	}
+	all := append(slices.Clone(provs), late)
+	var tLate, tCold time.Duration
+	for b.Loop() {
+		s := mustNew(b, assembler.Config{Model: "m"})
+		for _, p := range provs {
+			if err := s.Register(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := s.Assemble(); err != nil {
+			b.Fatal(err)
+		}
+		timed(&tLate, func() {
+			if err := s.Register(late); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.Assemble(); err != nil {
+				b.Fatal(err)
+			}
+		})
+		timed(&tCold, func() { coldAssemble(b, assembler.Config{Model: "m"}, all) })
+	}
+	b.ReportMetric(float64(tLate.Nanoseconds())/float64(b.N), "late-ns/op")
+	b.ReportMetric(float64(tCold.Nanoseconds())/float64(b.N), "cold-ns/op")
+	b.ReportMetric(float64(tLate)/float64(tCold), "late/cold")
 }
 
 // namePairs returns every ordered pair of realistic names, and pairs with a
@@ -129,52 +273,42 @@ func namePairs() [][2]string {
 	return pairs
 }
 
-// BenchmarkCompareUTF16 compares CompareUTF16 with Go's < (and
-// strings.Compare) on the same pairs of ASCII tool names.
+// BenchmarkCompareUTF16 compares CompareUTF16 with Go's < on the same
+// pairs of ASCII tool names, alternating the two in one loop (each timed
+// over ten passes, so the clock's own cost stays small).
 func BenchmarkCompareUTF16(b *testing.B) {
 	pairs := namePairs()
-	var sink int
-	report := func(b *testing.B) {
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(pairs)), "ns/pair")
+	const passes = 10
+	var tUTF16, tLess time.Duration
+	n := 0
+	for b.Loop() {
+		timed(&tUTF16, func() {
+			for range passes {
+				for _, p := range pairs {
+					if assembler.CompareUTF16(p[0], p[1]) < 0 {
+						n++
+					}
+				}
+			}
+		})
+		timed(&tLess, func() {
+			for range passes {
+				for _, p := range pairs {
+					if p[0] < p[1] {
+						n++
+					}
+				}
+			}
+		})
 	}
-	b.Run("CompareUTF16", func(b *testing.B) {
-		b.ReportAllocs()
-		n := 0
-		for b.Loop() {
-			for _, p := range pairs {
-				if assembler.CompareUTF16(p[0], p[1]) < 0 {
-					n++
-				}
-			}
-		}
-		sink += n
-		report(b)
-	})
-	b.Run("baseline=GoLess", func(b *testing.B) {
-		b.ReportAllocs()
-		n := 0
-		for b.Loop() {
-			for _, p := range pairs {
-				if p[0] < p[1] {
-					n++
-				}
-			}
-		}
-		sink += n
-		report(b)
-	})
-	b.Run("baseline=strings.Compare", func(b *testing.B) {
-		b.ReportAllocs()
-		n := 0
-		for b.Loop() {
-			for _, p := range pairs {
-				if strings.Compare(p[0], p[1]) < 0 {
-					n++
-				}
-			}
-		}
-		sink += n
-		report(b)
-	})
-	_ = sink
+	if n == 0 {
+		b.Fatal("no pair compared less")
+	}
+	perPair := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N*passes*len(pairs)) }
+	b.ReportMetric(perPair(tUTF16), "utf16-ns/pair")
+	b.ReportMetric(perPair(tLess), "less-ns/pair")
+	b.ReportMetric(float64(tUTF16)/float64(tLess), "utf16/less")
+	if allocs := testing.AllocsPerRun(10, func() { assembler.CompareUTF16(pairs[0][0], pairs[0][1]) }); allocs != 0 {
+		b.Fatalf("CompareUTF16 allocates %v times", allocs)
+	}
 }
