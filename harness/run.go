@@ -14,14 +14,23 @@ import (
 
 // runResult is the outcome of running a fixture once.
 type runResult struct {
-	Log      []byte   // the full session log
-	Requests [][]byte // every request the adapter received, in order
+	Log []byte // the full session log
+	// Requests are the bodies a captured agent sent, in order; nil for a
+	// reference run, whose requests are reqs.
+	Requests [][]byte
+	// reqs are the requests the reference agent's adapter received, in
+	// order. They share the bytes of their header (see agent.Request), so
+	// a run holds each header once however many steps it has.
+	reqs []*agent.Request
 	// templated is Log templated, when the run's log writer did it (a
 	// captured run); nil means Template(Log).
 	templated []byte
 	// recorded are the replies a captured run served, recorded from the
 	// upstream provider when it was a recording run.
 	recorded []wire.Reply
+	// plugins are the fixture's plugins as this run registered them,
+	// made canonical, for the later runs of the same replay.
+	plugins *preparedPlugins
 	// deps holds the tool dependencies in force at each step, as the
 	// agent assembled them.
 	deps map[[2]int]assembler.Deps
@@ -45,15 +54,26 @@ func (r *runResult) depsAt(turn, step int) assembler.Deps {
 
 // registration says how a run registers plugins and sections: as listed
 // (nil), shuffled by a seeded generator, and optionally from concurrent
-// goroutines. Listeners always register in the listed order: their order is
-// part of the scenario.
+// goroutines. Listeners always register in the listed order:
+// their order is part of the scenario.
 type registration struct {
 	rng        *rand.Rand
 	concurrent bool
+	// plugins are the fixture's plugins with their tools made canonical
+	// (nil: the run makes them), so that every run of one replay
+	// registers the same prepared tools instead of canonicalising them
+	// again.
+	plugins *preparedPlugins
 }
 
 func newRegistration(seed uint64, concurrent bool) *registration {
 	return &registration{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), concurrent: concurrent}
+}
+
+// with returns r using the prepared plugins p (nil: the run makes them).
+func (r *registration) with(p *preparedPlugins) *registration {
+	r.plugins = p
+	return r
 }
 
 // apply runs the registration functions in this registration's order.
@@ -83,16 +103,33 @@ func (r *registration) apply(fns []func() error) error {
 	return nil
 }
 
+// preparedPlugins holds a fixture's plugins made canonical once, by index
+// in Fixture.Plugins; a plugin that cannot be made canonical keeps its
+// error, which its registration returns, as AddProvider would.
+type preparedPlugins struct {
+	providers []*assembler.Provider
+	errs      []error
+}
+
+// preparePlugins makes the tools of f's plugins canonical.
+func preparePlugins(f *Fixture) *preparedPlugins {
+	p := &preparedPlugins{providers: make([]*assembler.Provider, len(f.Plugins)), errs: make([]error, len(f.Plugins))}
+	for i, pl := range f.Plugins {
+		p.providers[i], p.errs[i] = assembler.NewProvider(pl.Name, pl.Tools...)
+	}
+	return p
+}
+
 // turnScript plays the scripted replies of the current turn and records
 // every request; a turn that fails before calling the adapter leaves its
 // replies unplayed without shifting the next turn's.
 type turnScript struct {
 	cur      *agent.Scripted
-	requests [][]byte
+	requests []*agent.Request // immutable, sharing their header's bytes
 }
 
 func (s *turnScript) Send(ctx context.Context, req *agent.Request) (agent.Reply, error) {
-	s.requests = append(s.requests, req.Bytes())
+	s.requests = append(s.requests, req)
 	return s.cur.Send(ctx, req)
 }
 
@@ -105,18 +142,31 @@ func (s *turnScript) RunTool(ctx context.Context, call agent.ToolCall) (agent.To
 type runner struct {
 	f          *Fixture
 	reg        *registration
+	plugins    *preparedPlugins
 	script     *turnScript
 	log        *agent.Log
 	ag         *agent.Agent
 	registered map[string]bool // plugins registered so far, re-registered on resume
 	listening  map[int]bool    // listeners registered so far, by index
 	deps       map[[2]int]assembler.Deps
+	// header and headerDeps are the last header seen and its
+	// dependencies: the assembler returns the same *Header while nothing
+	// changed, and those steps share one copy of its dependencies.
+	header     *assembler.Header
+	headerDeps assembler.Deps
 	err        error // the first failed late registration
 }
 
 // runFixture runs f once with the given registration (nil: as listed).
 func runFixture(f *Fixture, reg *registration) (*runResult, error) {
-	r := &runner{f: f, reg: reg, script: &turnScript{}, log: agent.NewLog(),
+	var plugins *preparedPlugins
+	if reg != nil {
+		plugins = reg.plugins
+	}
+	if plugins == nil {
+		plugins = preparePlugins(f)
+	}
+	r := &runner{f: f, reg: reg, plugins: plugins, script: &turnScript{}, log: agent.NewLog(),
 		registered: map[string]bool{}, listening: map[int]bool{}, deps: map[[2]int]assembler.Deps{}}
 	if err := r.start(); err != nil {
 		return nil, fmt.Errorf("fixture %s: %w", f.Name, err)
@@ -137,7 +187,7 @@ func runFixture(f *Fixture, reg *registration) (*runResult, error) {
 			return nil, fmt.Errorf("fixture %s: late registration: %w", f.Name, r.err)
 		}
 	}
-	return &runResult{Log: r.log.Bytes(), Requests: r.script.requests, deps: r.deps}, nil
+	return &runResult{Log: r.log.Bytes(), reqs: r.script.requests, plugins: plugins, deps: r.deps}, nil
 }
 
 // start builds a loop instance on the log and registers what a process
@@ -146,7 +196,10 @@ func (r *runner) start() error {
 	ag, err := app.CLI(r.f.Config, agent.Options{Adapter: r.script, Log: r.log,
 		BeforeStep: r.beforeStep,
 		OnHeader: func(turn, step int, h *assembler.Header) {
-			r.deps[[2]int{turn, step}] = h.Deps()
+			if h != r.header {
+				r.header, r.headerDeps = h, h.Deps()
+			}
+			r.deps[[2]int{turn, step}] = r.headerDeps
 		}})
 	if err != nil {
 		return err
@@ -180,10 +233,16 @@ func (r *runner) beforeStep(turn, step int) {
 // are due given their registerAt and whether they registered before.
 func (r *runner) registerPlugins(due func(at *StepRef, seen bool) bool) error {
 	var fns []func() error
-	for _, p := range r.f.Plugins {
+	for i, p := range r.f.Plugins {
 		if due(p.RegisterAt, r.registered[p.Name]) {
 			r.registered[p.Name] = true
-			fns = append(fns, func() error { return r.ag.Service().AddProvider(p.Name, p.Tools...) })
+			prov, err := r.plugins.providers[i], r.plugins.errs[i]
+			fns = append(fns, func() error {
+				if err != nil {
+					return err
+				}
+				return r.ag.Service().Register(prov)
+			})
 		}
 	}
 	return r.reg.apply(fns)

@@ -1,0 +1,59 @@
+package harness
+
+import (
+	"testing"
+)
+
+// TestPermutationRequestsComparedThroughTheLog: a permutation run whose
+// log agrees with the first run's but whose adapter received other
+// requests (here the first two swapped) fails check permute, naming the
+// request, although no request is compared byte for byte with the first
+// run's.
+func TestPermutationRequestsComparedThroughTheLog(t *testing.T) {
+	s := mustLoad(t, Options{Fixtures: "../fixtures", Golden: "../golden", Shuffle: 2, Seed: 7})
+	s.run = func(f *Fixture, reg *registration) (*runResult, error) {
+		r, err := runFixture(f, reg)
+		if err == nil && reg != nil && len(r.reqs) > 1 {
+			r.reqs[0], r.reqs[1] = r.reqs[1], r.reqs[0]
+		}
+		return r, err
+	}
+	_, res := s.Check(s.Fixture("tool-turn"))
+	f := failureWith(t, res.Failures, CheckPermute, "permutation run 1", "request 1 is not the one the log rebuilds", "seed 7")
+	if f.Mismatch == nil || f.Mismatch.Line != 1 {
+		t.Errorf("mismatch %+v, want request 1", f.Mismatch)
+	}
+	for _, fl := range res.Failures {
+		if fl.Check == CheckRebuild {
+			t.Errorf("the first run's requests are intact, but: %s", fl)
+		}
+	}
+}
+
+// TestPluginsCanonicalisedOncePerReplay: every permutation run registers
+// the plugins the first run made canonical, rather than making them again.
+func TestPluginsCanonicalisedOncePerReplay(t *testing.T) {
+	s := mustLoad(t, Options{Fixtures: "../fixtures", Golden: "../golden", Shuffle: 4, Seed: 1})
+	var made *preparedPlugins
+	runs := 0
+	s.run = func(f *Fixture, reg *registration) (*runResult, error) {
+		r, err := runFixture(f, reg)
+		if err != nil {
+			return r, err
+		}
+		runs++
+		if reg == nil {
+			made = r.plugins
+		} else if reg.plugins != made || r.plugins != made {
+			t.Errorf("run %d registered plugins other than the first run's", runs)
+		}
+		return r, nil
+	}
+	out, res := s.Check(s.Fixture("large-toolset"))
+	if !res.Passed() || made == nil || runs != 5 {
+		t.Fatalf("%d runs, prepared %v, failures %v", runs, made != nil, res.Failures)
+	}
+	if out.Requests != nil {
+		t.Errorf("a reference replay kept %d request copies", len(out.Requests))
+	}
+}
