@@ -164,55 +164,28 @@ func gjsonPath(p string) string {
 	return strings.ReplaceAll(p, "]", "")
 }
 
-// pathAt returns the display path and start offset of the innermost value
-// of v that holds byte offset off.
-func pathAt(v gjson.Result, path string, off int) (string, int) {
-	found, at := path, v.Index
-	if !v.IsObject() && !v.IsArray() {
-		return found, at
-	}
-	i := 0
-	v.ForEach(func(k, val gjson.Result) bool {
-		if off >= val.Index && off < val.Index+len(val.Raw) {
-			sub := fmt.Sprintf("%s[%d]", path, i)
-			if v.IsObject() {
-				sub = joinPath(path, k.String())
-			}
-			found, at = pathAt(val, sub, off)
-			return false
-		}
-		i++
-		return true
-	})
-	return found, at
-}
-
 // decodeFixture reads one fixture file strictly, without resolving extends.
 func decodeFixture(file string, raw []byte) (*Fixture, error) {
-	if _, err := canon.Compact(nil, raw); err != nil {
-		var se *canon.SyntaxError
-		if errors.As(err, &se) {
-			return nil, &FixtureError{File: file, Line: se.Line, Column: se.Column, Msg: "JSON syntax error: " + se.Msg}
-		}
-		return nil, &FixtureError{File: file, Msg: err.Error()}
-	}
-	if err := checkShape(gjson.ParseBytes(raw), fixtureShape, ""); err != nil {
-		if err.offset < 0 {
-			return nil, errAt(file, raw, err.path, "%s", err.msg)
+	counts, err := walkFixture(raw, fixtureShape)
+	if err != nil {
+		if err.syntax {
+			// canon's parser words the error as every other syntax error
+			// of the project; it agrees with the walker on where it is.
+			var se *canon.SyntaxError
+			if _, cerr := canon.Compact(nil, raw); errors.As(cerr, &se) {
+				return nil, &FixtureError{File: file, Line: se.Line, Column: se.Column, Msg: "JSON syntax error: " + se.Msg}
+			}
+			line, col := canon.Position(raw, err.offset)
+			return nil, &FixtureError{File: file, Line: line, Column: col, Msg: "JSON syntax error: " + err.msg}
 		}
 		line, col := canon.Position(raw, err.offset)
 		return nil, &FixtureError{File: file, Line: line, Column: col, Path: err.path, Msg: err.msg}
 	}
 	f := &Fixture{File: file, raw: raw}
+	presize(f, counts)
 	if err := json.Unmarshal(raw, f); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			// Offset is just past the offending value.
-			path, at := pathAt(gjson.ParseBytes(raw), "", int(te.Offset)-1)
-			line, col := canon.Position(raw, at)
-			return nil, &FixtureError{File: file, Line: line, Column: col, Path: path,
-				Msg: fmt.Sprintf("expected %s, found a JSON %s", te.Type, te.Value)}
-		}
+		// checkFixture has checked every type the decoder reads; this is
+		// a disagreement between the two, reported as the decoder saw it.
 		return nil, &FixtureError{File: file, Msg: err.Error()}
 	}
 	f.configKeys = map[string]int{}
@@ -222,6 +195,34 @@ func decodeFixture(file string, raw []byte) (*Fixture, error) {
 	})
 	f.own = ownEntries{config: len(f.configKeys), sections: len(f.Sections), plugins: len(f.Plugins), listeners: len(f.Listeners)}
 	return f, f.validateOwn()
+}
+
+// presize gives each slice of f the length of its array in the file, so
+// the decoder fills it in place instead of growing it element by element
+// (a growing slice of small tools costs several times the file).
+func presize(f *Fixture, counts []arrayCount) {
+	for _, c := range counts {
+		switch i, j := c.at[0], c.at[1]; c.slot {
+		case "sections":
+			f.Sections = make([]Section, c.n)
+		case "plugins":
+			f.Plugins = make([]Plugin, c.n)
+		case "plugins.tools":
+			f.Plugins[i].Tools = make([]assembler.Tool, c.n)
+		case "listeners":
+			f.Listeners = make([]ListenerOp, c.n)
+		case "turns":
+			f.Turns = make([]Turn, c.n)
+		case "turns.replies":
+			f.Turns[i].Replies = make([]Reply, c.n)
+		case "turns.replies.toolCalls":
+			f.Turns[i].Replies[j].ToolCalls = make([]ToolCall, c.n)
+		case "replies":
+			f.Replies = make([]Reply, c.n)
+		case "replies.toolCalls":
+			f.Replies[i].ToolCalls = make([]ToolCall, c.n)
+		}
+	}
 }
 
 // validateOwn checks the rules that need no other fixture.

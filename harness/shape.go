@@ -4,120 +4,144 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/tidwall/gjson"
+	"time"
 )
 
-// shape describes which members a fixture object may have, so an unknown or
-// misspelled field is reported with its position instead of ignored.
+// shape describes the JSON a fixture member may hold, so an unknown or
+// misspelled field, a duplicated key or a value of the wrong type is
+// reported at its own position, with its path, before the typed decoder
+// runs (see [checkFixture]).
 type shape struct {
-	fields map[string]*shape // object with these members
-	elem   *shape            // array of these
-	dict   *shape            // object with free keys, values of this shape
+	kind   kind
+	fields map[string]*shape // kindObject: the members it may have
+	elem   *shape            // kindArray, kindDict: the elements' shape
+	// nullable accepts null (read as absent) for a scalar. Objects and
+	// arrays always accept it.
+	nullable bool
+	// orString accepts a plain string in place of the object (a tool
+	// result).
+	orString bool
+	// check validates a string's decoded value (durations).
+	check func(string) error
+	// hint is the error for a value of the wrong type, when the plain
+	// "expected ..." would not say enough.
+	hint string
+	// slot names an array the decoder fills a slice from; checkFixture
+	// counts its elements so the slice is allocated once (see presize).
+	slot string
 }
 
-// anything accepts any JSON value (tool parameters, call arguments).
-var anything = &shape{}
+// kind is what a shape accepts.
+type kind uint8
 
-func object(fields map[string]*shape) *shape { return &shape{fields: fields} }
-func arrayOf(s *shape) *shape                { return &shape{elem: s} }
+const (
+	kindAny       kind = iota // any JSON value
+	kindAnyObject             // a JSON object of any content (tool parameters, call arguments)
+	kindObject                // an object with the members in fields
+	kindDict                  // an object with free keys, values of elem
+	kindArray                 // an array of elem
+	kindString
+	kindBool
+	kindInt
+)
 
-// fixtureShape is the fixture format of SPEC §3. Scalars are left to the
-// typed decoder, which reports their type errors with an offset.
+// anything accepts any JSON value; duplicate keys inside it are still
+// errors.
+var anything = &shape{kind: kindAny}
+
+func object(fields map[string]*shape) *shape { return &shape{kind: kindObject, fields: fields} }
+func arrayOf(s *shape) *shape                { return &shape{kind: kindArray, elem: s} }
+
+// slice is an array whose elements the decoder appends to the slice slot.
+func slice(slot string, s *shape) *shape { return &shape{kind: kindArray, elem: s, slot: slot} }
+func dictOf(s *shape) *shape             { return &shape{kind: kindDict, elem: s} }
+
+var (
+	str        = &shape{kind: kindString}
+	boolean    = &shape{kind: kindBool}
+	integer    = &shape{kind: kindInt}
+	stringList = arrayOf(str)
+)
+
+// fixtureShape is the fixture format of SPEC §3 and §6, with the type of
+// every member the typed decoder reads.
 var fixtureShape = func() *shape {
-	tool := object(map[string]*shape{"name": anything, "description": anything, "parameters": anything,
-		"dependsOn": anything, "idempotent": anything})
-	section := object(map[string]*shape{"id": anything, "order": anything, "text": anything})
-	call := object(map[string]*shape{"id": anything, "name": anything, "arguments": anything})
-	result := &shape{fields: map[string]*shape{"output": anything, "error": anything}}
+	tool := object(map[string]*shape{"name": str, "description": str,
+		"parameters": {kind: kindAnyObject, hint: "parameters must be a JSON object (a JSON Schema); leave it out for a tool without parameters"},
+		"dependsOn":  stringList, "idempotent": boolean})
+	section := object(map[string]*shape{"id": str, "order": integer, "text": str})
+	call := object(map[string]*shape{"id": str, "name": str,
+		"arguments": {kind: kindAnyObject, hint: "arguments must be a JSON object"}})
+	result := &shape{kind: kindObject, orString: true, fields: map[string]*shape{"output": str, "error": boolean},
+		hint: `expected a string or {"output": …, "error": …}`}
+	step := object(map[string]*shape{"turn": integer, "step": integer})
+	// A captured scenario's reply may hold what a record -upstream kept of
+	// the real response; its calls' arguments are then the provider's, not
+	// always an object (validateCaptured checks the others).
+	capturedCall := object(map[string]*shape{"id": str, "name": str, "arguments": anything})
+	capturedReply := object(map[string]*shape{"text": str, "toolCalls": slice("replies.toolCalls", capturedCall),
+		"recorded": object(map[string]*shape{"status": integer, "contentType": str, "body": str})})
+	duration := &shape{kind: kindString, check: func(s string) error {
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("duration %q: %w", s, err)
+		}
+		if v <= 0 {
+			return fmt.Errorf("duration %q: want more than 0", s)
+		}
+		return nil
+	}}
 	return object(map[string]*shape{
-		"description": anything,
-		"pin":         anything,
-		"extends":     anything,
-		"config":      object(map[string]*shape{"persona": anything, "model": anything, "toolOrder": anything, "dependencyPolicy": anything}),
-		"sections":    arrayOf(section),
-		"plugins": arrayOf(object(map[string]*shape{
-			"name":       anything,
-			"registerAt": object(map[string]*shape{"turn": anything, "step": anything}),
-			"tools":      arrayOf(tool),
+		"description": str,
+		"pin":         boolean,
+		"extends":     str,
+		"config": object(map[string]*shape{"persona": str, "model": str,
+			"toolOrder": {kind: kindArray, elem: str}, "dependencyPolicy": str}),
+		"sections": slice("sections", section),
+		"plugins": slice("plugins", object(map[string]*shape{
+			"name":       str,
+			"registerAt": step,
+			"tools":      slice("plugins.tools", tool),
 		})),
-		"listeners": arrayOf(object(map[string]*shape{"op": anything, "registerAt": object(map[string]*shape{"turn": anything, "step": anything}), "tool": anything, "schema": tool, "at": anything, "section": section})),
-		"turns": arrayOf(object(map[string]*shape{
-			"user":        anything,
-			"replies":     arrayOf(object(map[string]*shape{"text": anything, "toolCalls": arrayOf(call)})),
-			"toolResults": &shape{dict: result},
-			"resume":      anything,
+		"listeners": slice("listeners", object(map[string]*shape{"op": str, "registerAt": step, "tool": str,
+			"schema": tool, "at": integer, "section": section})),
+		"turns": slice("turns", object(map[string]*shape{
+			"user": str,
+			"replies": slice("turns.replies", object(map[string]*shape{"text": str,
+				"toolCalls": slice("turns.replies.toolCalls", call)})),
+			"toolResults": dictOf(result),
+			"resume":      boolean,
 		})),
-		"agent":  object(map[string]*shape{"exec": anything, "dir": anything, "env": &shape{dict: anything}, "timeout": anything}),
-		"runs":   anything,
-		"redact": arrayOf(object(map[string]*shape{"path": anything, "regex": anything, "with": anything})),
-		"replies": arrayOf(object(map[string]*shape{"text": anything, "toolCalls": arrayOf(call),
-			"recorded": object(map[string]*shape{"status": anything, "contentType": anything, "body": anything})})),
+		"agent": object(map[string]*shape{"exec": stringList, "dir": str, "env": dictOf(str),
+			"timeout": duration}),
+		"runs":    integer,
+		"redact":  arrayOf(object(map[string]*shape{"path": str, "regex": str, "with": str})),
+		"replies": slice("replies", capturedReply),
 	})
 }()
 
+// shapeError is the first problem [checkFixture] found.
 type shapeError struct {
 	path, msg string
-	offset    int // of the offending key or value; -1 to locate by path
+	offset    int  // of the offending key or value
+	syntax    bool // the text is not JSON at all
 }
 
-// checkShape walks v against s and returns the first unknown or duplicated
-// member, or a container of the wrong kind, in document order.
-func checkShape(v gjson.Result, s *shape, path string) *shapeError {
-	switch {
-	case s == anything:
-		return nil
-	case s.fields != nil || s.dict != nil:
-		if v.Type == gjson.Null {
-			return nil
-		}
-		if !v.IsObject() {
-			if s.fields != nil && s.fields["output"] != nil {
-				if v.Type == gjson.String {
-					return nil // a tool result may be a plain string
-				}
-				return &shapeError{path, `expected a string or {"output": …, "error": …}`, -1}
-			}
-			return &shapeError{path, "expected a JSON object", -1}
-		}
-		var err *shapeError
-		seen := map[string]bool{}
-		v.ForEach(func(k, val gjson.Result) bool {
-			key := k.String()
-			p := joinPath(path, key)
-			if seen[key] {
-				err = &shapeError{p, fmt.Sprintf("field %q appears twice", key), k.Index}
-				return false
-			}
-			seen[key] = true
-			sub := s.dict
-			if s.fields != nil {
-				if sub = s.fields[key]; sub == nil {
-					err = &shapeError{p, fmt.Sprintf("unknown field %q (known: %s)", key, knownFields(s)), k.Index}
-					return false
-				}
-			}
-			err = checkShape(val, sub, p)
-			return err == nil
-		})
-		return err
-	case s.elem != nil:
-		if v.Type == gjson.Null {
-			return nil
-		}
-		if !v.IsArray() {
-			return &shapeError{path, "expected a JSON array", -1}
-		}
-		var err *shapeError
-		i := 0
-		v.ForEach(func(_, val gjson.Result) bool {
-			err = checkShape(val, s.elem, fmt.Sprintf("%s[%d]", path, i))
-			i++
-			return err == nil
-		})
-		return err
+// expected names what a shape accepts, for messages.
+func (s *shape) expected() string {
+	switch s.kind {
+	case kindString:
+		return "string"
+	case kindBool:
+		return "bool"
+	case kindInt:
+		return "int"
+	case kindArray:
+		return "a JSON array"
+	case kindObject, kindDict, kindAnyObject:
+		return "a JSON object"
 	}
-	return nil
+	return "a JSON value"
 }
 
 func joinPath(path, key string) string {

@@ -1,0 +1,204 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/headergold/headergold/internal/canon"
+)
+
+// fixtureErr decodes src as fixture x.json and returns its *FixtureError,
+// failing when it is accepted.
+func fixtureErr(t *testing.T, src string) *FixtureError {
+	t.Helper()
+	_, err := decodeFixture("x.json", []byte(src))
+	var fe *FixtureError
+	if !errors.As(err, &fe) {
+		t.Fatalf("accepted, or not a *FixtureError (%v):\n%s", err, src)
+	}
+	return fe
+}
+
+// position returns the 1-based line and column of the n-th (from 1)
+// occurrence of mark in src.
+func position(t *testing.T, src, mark string, n int) (int, int) {
+	t.Helper()
+	off := -1
+	for range n {
+		i := strings.Index(src[off+1:], mark)
+		if i < 0 {
+			t.Fatalf("mark %q occurs fewer than %d times", mark, n)
+		}
+		off += 1 + i
+	}
+	line := 1 + strings.Count(src[:off], "\n")
+	col := 1 + len([]rune(src[strings.LastIndexByte(src[:off], '\n')+1:off]))
+	return line, col
+}
+
+// TestDuplicateKeysEverywhere: a key given twice is an error in every
+// object of a fixture, tool parameters and call arguments included, at
+// the second key, with its JSON path.
+func TestDuplicateKeysEverywhere(t *testing.T) {
+	for _, tc := range []struct {
+		name, src  string
+		mark       string // the second key
+		occurrence int
+		path       string
+	}{
+		{"tool parameters", `{"description": "d",
+  "plugins": [{"name": "p", "tools": [{"name": "t",
+    "parameters": {"type": "object", "type": "string"}}]}],
+  "turns": [{"user": "u"}]}`, `"type"`, 2, "plugins[0].tools[0].parameters.type"},
+		{"nested in parameters", `{"description": "d",
+  "plugins": [{"name": "p", "tools": [{"name": "t", "parameters": {"type": "object",
+    "properties": {"path": {"type": "string"},
+                   "path": {"type": "integer"}}}}]}],
+  "turns": [{"user": "u"}]}`, `"path"`, 2, "plugins[0].tools[0].parameters.properties.path"},
+		{"call arguments", `{"description": "d",
+  "turns": [{"user": "u", "replies": [{"toolCalls": [{"id": "c1", "name": "t",
+    "arguments": {"path": "a", "path": "b"}}]}, {"text": "ok"}], "toolResults": {"c1": "x"}}]}`,
+			`"path"`, 2, "turns[0].replies[0].toolCalls[0].arguments.path"},
+		{"captured arguments", `{"description": "d", "agent": {},
+  "replies": [{"toolCalls": [{"id": "c1", "name": "get_weather", "arguments": {"city": "Oslo", "city": "Bergen"}}]}]}`,
+			`"city"`, 2, "replies[0].toolCalls[0].arguments.city"},
+		{"addTool schema", `{"description": "d",
+  "listeners": [{"op": "addTool", "schema": {"name": "t", "parameters": {"a": [{"b": 1, "b": 2}]}}}],
+  "turns": [{"user": "u"}]}`, `"b"`, 2, "listeners[0].schema.parameters.a[0].b"},
+		{"escaped spelling", `{"description": "d",
+  "plugins": [{"name": "p", "tools": [{"name": "t", "parameters": {"type": "object", "t\u0079pe": "string"}}]}],
+  "turns": [{"user": "u"}]}`, `"t\u0079pe"`, 1, "plugins[0].tools[0].parameters.type"},
+		{"wide object", `{"description": "d",
+  "plugins": [{"name": "p", "tools": [{"name": "t", "parameters": {` + wideKeys(40) + `, "k7": 0}}]}],
+  "turns": [{"user": "u"}]}`, `"k7"`, 2, "plugins[0].tools[0].parameters.k7"},
+		{"odd key in the path", `{"description": "d",
+  "plugins": [{"name": "p", "tools": [{"name": "t", "parameters": {"a.b": {"x": 1, "x": 2}}}]}],
+  "turns": [{"user": "u"}]}`, `"x"`, 2, `plugins[0].tools[0].parameters["a.b"].x`},
+		{"agent env", `{"description": "d", "agent": {"env": {"A": "1", "A": "2"}}, "replies": [{"text": "a"}]}`,
+			`"A"`, 2, "agent.env.A"},
+		{"toolResults", `{"description": "d",
+  "turns": [{"user": "u", "replies": [{"toolCalls": [{"id": "c1", "name": "t"}]}, {"text": "ok"}],
+    "toolResults": {"c1": "x", "c1": "y"}}]}`, `"c1"`, 3, "turns[0].toolResults.c1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fe := fixtureErr(t, tc.src)
+			line, col := position(t, tc.src, tc.mark, tc.occurrence)
+			if fe.Line != line || fe.Column != col || fe.Path != tc.path || !strings.Contains(fe.Msg, "appears twice") {
+				t.Errorf("got %v\nwant x.json:%d:%d: %s: ... appears twice", fe, line, col, tc.path)
+			}
+		})
+	}
+}
+
+func wideKeys(n int) string {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf(`"k%d": %d`, i, i)
+	}
+	return strings.Join(keys, ", ")
+}
+
+// TestDistinctKeysAccepted: keys that only look alike are different keys,
+// as JSON.parse reads them.
+func TestDistinctKeysAccepted(t *testing.T) {
+	src := `{"description": "d",
+  "plugins": [{"name": "p", "tools": [{"name": "t", "parameters": {"\ud800": 1, "\ufffd": 2, "\ud800\udc00": 3, "𐀀x": 4, "A": 5, "a": 6, ` + wideKeys(30) + `}}]}],
+  "turns": [{"user": "u", "replies": [{"text": "ok"}]}]}`
+	if _, err := decodeFixture("x.json", []byte(src)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTypeErrorsAtTheValue: a value of the wrong type is reported at the
+// value, with its path, wherever it is: inside toolOrder and toolResults
+// (read by custom decoders), durations, env and exec included.
+func TestTypeErrorsAtTheValue(t *testing.T) {
+	for _, tc := range []struct {
+		name, src, mark string
+		path, msg       string
+	}{
+		{"toolOrder element", `{"description": "d",
+  "config": {"toolOrder": ["<unlisted-tools>", 5]},
+  "turns": [{"user": "u"}]}`, `5]`, "config.toolOrder[1]", "expected string, found a JSON number"},
+		{"toolOrder itself", `{"description": "d", "config": {"toolOrder": "read_file"}, "turns": [{"user": "u"}]}`,
+			`"read_file"`, "config.toolOrder", "expected a JSON array, found a JSON string"},
+		{"toolResults error flag", `{"description": "d",
+  "turns": [{"user": "u", "replies": [{"toolCalls": [{"id": "c1", "name": "t"}]}, {"text": "ok"}],
+    "toolResults": {"c1": {"output": "x", "error": "no"}}}]}`, `"no"`, "turns[0].toolResults.c1.error", "expected bool, found a JSON string"},
+		{"toolResults output", `{"description": "d",
+  "turns": [{"user": "u", "replies": [{"toolCalls": [{"id": "c1", "name": "t"}]}, {"text": "ok"}],
+    "toolResults": {"c1": {"output": 42}}}]}`, `42`, "turns[0].toolResults.c1.output", "expected string, found a JSON number"},
+		{"toolResults unknown member", `{"description": "d",
+  "turns": [{"user": "u", "replies": [{"toolCalls": [{"id": "c1", "name": "t"}]}, {"text": "ok"}],
+    "toolResults": {"c1": {"Output": "x"}}}]}`, `"Output"`, "turns[0].toolResults.c1.Output", `unknown field "Output"`},
+		{"timeout type", `{"description": "d", "agent": {"timeout": 60}, "replies": [{"text": "a"}]}`,
+			`60`, "agent.timeout", "expected string, found a JSON number"},
+		{"timeout value", `{"description": "d",
+  "agent": {"timeout": "soon"}, "replies": [{"text": "a"}]}`, `"soon"`, "agent.timeout", `duration "soon"`},
+		{"env value", `{"description": "d", "agent": {"env": {"A": 1}}, "replies": [{"text": "a"}]}`,
+			`1}`, "agent.env.A", "expected string, found a JSON number"},
+		{"exec element", `{"description": "d", "agent": {"exec": ["node", true]}, "replies": [{"text": "a"}]}`,
+			`true`, "agent.exec[1]", "expected string, found a JSON bool"},
+		{"section order", `{"description": "d", "sections": [{"id": "s", "order": 1.5, "text": "x"}], "turns": [{"user": "u"}]}`,
+			`1.5`, "sections[0].order", "expected int, found a JSON number 1.5"},
+		{"registerAt", `{"description": "d", "plugins": [{"name": "p", "registerAt": {"turn": "1", "step": 1}, "tools": []}], "turns": [{"user": "u"}]}`,
+			`"1"`, "plugins[0].registerAt.turn", "expected int, found a JSON string"},
+		{"null scalar", `{"description": "d", "pin": null, "turns": [{"user": "u"}]}`,
+			`null`, "pin", "expected bool, found JSON null"},
+		{"dependsOn", `{"description": "d", "plugins": [{"name": "p", "tools": [{"name": "t", "dependsOn": "u"}]}], "turns": [{"user": "u"}]}`,
+			`"u"}`, "plugins[0].tools[0].dependsOn", "expected a JSON array, found a JSON string"},
+		{"parameters a string", `{"description": "d", "plugins": [{"name": "p", "tools": [{"name": "t", "parameters": "object"}]}], "turns": [{"user": "u"}]}`,
+			`"object"`, "plugins[0].tools[0].parameters", "parameters must be a JSON object"},
+		{"parameters an array", `{"description": "d", "plugins": [{"name": "p", "tools": [{"name": "t", "parameters": [{"type": "object"}]}]}], "turns": [{"user": "u"}]}`,
+			`[{"type"`, "plugins[0].tools[0].parameters", "parameters must be a JSON object"},
+		{"parameters null", `{"description": "d", "listeners": [{"op": "addTool", "schema": {"name": "t", "parameters": null}}], "turns": [{"user": "u"}]}`,
+			`null`, "listeners[0].schema.parameters", "parameters must be a JSON object"},
+		{"reference arguments", `{"description": "d",
+  "turns": [{"user": "u", "replies": [{"toolCalls": [{"id": "c1", "name": "t", "arguments": "{}"}]}, {"text": "ok"}], "toolResults": {"c1": "x"}}]}`,
+			`"{}"`, "turns[0].replies[0].toolCalls[0].arguments", "arguments must be a JSON object"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fe := fixtureErr(t, tc.src)
+			line, col := position(t, tc.src, tc.mark, 1)
+			if fe.Line != line || fe.Column != col || fe.Path != tc.path || !strings.Contains(fe.Msg, tc.msg) {
+				t.Errorf("got  %v\nwant x.json:%d:%d: %s: %s", fe, line, col, tc.path, tc.msg)
+			}
+		})
+	}
+}
+
+// TestSyntaxBeforeShape: a file that is not JSON is reported as such even
+// when an unknown member comes first, and the nesting limit holds.
+func TestSyntaxBeforeShape(t *testing.T) {
+	fe := fixtureErr(t, `{"descripton": "d", "turns": [}`)
+	if !strings.HasPrefix(fe.Msg, "JSON syntax error") || fe.Line != 1 || fe.Column != 31 {
+		t.Errorf("got %v, want the syntax error at 1:31", fe)
+	}
+	deep := `{"description": "d", "plugins": [{"name": "p", "tools": [{"name": "t", "parameters": {"a": ` +
+		strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}}]}], "turns": [{"user": "u"}]}`
+	if fe := fixtureErr(t, deep); !strings.Contains(fe.Msg, "nesting deeper than 10000") {
+		t.Errorf("got %v", fe)
+	}
+	for _, bad := range []string{"{\"description\": \"\xff\"}", `{"description": "a` + "\x01" + `"}`, `{"description": "\x"}`, `{"a": 01}`, `{"a": -}`, `{"a": 1.}`, `{"a": tru}`, `{"a" 1}`, `[1,]`, `{} {}`} {
+		if fe := fixtureErr(t, bad); !strings.HasPrefix(fe.Msg, "JSON syntax error") {
+			t.Errorf("%q: got %v, want a syntax error", bad, fe)
+		}
+	}
+}
+
+// FuzzCheckFixture: the walker and canon's parser agree on what is JSON,
+// and the walker never panics.
+func FuzzCheckFixture(f *testing.F) {
+	for _, s := range []string{minimalFixture, `{"a":"\ud800"}`, `[1,2,{"b":[]}]`, `"x"`, `-0.5e+3`, `{"a":1,"a":2}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		err := checkFixture(b, anything)
+		_, cerr := canon.Compact(nil, b)
+		if (err != nil && err.syntax) != (cerr != nil) {
+			t.Fatalf("walker syntax error %v, canon %v on %q", err, cerr, b)
+		}
+	})
+}
