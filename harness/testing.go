@@ -2,8 +2,10 @@ package harness
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,6 +36,15 @@ func Test(t *testing.T, opts Options) {
 			t.Fatalf("HEADERGOLD_SEED=%q: %v", v, err)
 		}
 		opts.Seed = seed
+	}
+	if Updating() && opts.Run == nil {
+		// go test -run 'TestGolden/^name$' records only that fixture, as
+		// it would replay only that one.
+		filter, err := subtestFilter(t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Run = filter
 	}
 	s, err := Load(opts)
 	if err != nil {
@@ -143,4 +154,48 @@ func InCI() string {
 		return ""
 	}
 	return v
+}
+
+// subtestFilter returns the element of go test's -run pattern that
+// selects t's subtests, or nil when it selects them all.
+func subtestFilter(t *testing.T) (*regexp.Regexp, error) {
+	fl := flag.Lookup("test.run")
+	if fl == nil || fl.Value.String() == "" {
+		return nil, nil
+	}
+	elems := splitPattern(fl.Value.String())
+	depth := strings.Count(t.Name(), "/") + 1
+	if len(elems) <= depth || elems[depth] == "" {
+		return nil, nil
+	}
+	re, err := regexp.Compile(elems[depth])
+	if err != nil {
+		return nil, fmt.Errorf("-run %q: %w", fl.Value.String(), err)
+	}
+	return re, nil
+}
+
+// splitPattern splits a -run pattern at the slashes outside brackets and
+// parentheses, as go test does.
+func splitPattern(p string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '[', '(':
+			depth++
+		case ']', ')':
+			if depth > 0 {
+				depth--
+			}
+		case '\\':
+			i++
+		case '/':
+			if depth == 0 {
+				out = append(out, p[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, p[start:])
 }
