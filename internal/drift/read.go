@@ -66,9 +66,15 @@ type recordReader struct {
 // tailSize is how many bytes of a dropped line next returns.
 const tailSize = 16
 
-// newRecordReader reads records of at most limit bytes from r.
+// newRecordReader reads records of at most limit bytes from r. An input
+// that says it is small (a bytes or strings Reader) gets a buffer of its
+// size: comparing two short inputs need not allocate two full buffers.
 func newRecordReader(name string, r io.Reader, limit int) *recordReader {
-	return &recordReader{name: name, br: bufio.NewReaderSize(r, readBufferSize), limit: limit}
+	size := readBufferSize
+	if l, ok := r.(interface{ Len() int }); ok && l.Len() < size {
+		size = l.Len() + 1 // room for the whole input: no line is long
+	}
+	return &recordReader{name: name, br: bufio.NewReaderSize(r, size), limit: limit}
 }
 
 // tooLong returns the error of a record that passes the size limit; the

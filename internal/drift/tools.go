@@ -76,11 +76,11 @@ func geminiUnits(arr gjson.Result) (units []unit, groups []string) {
 		var sig strings.Builder
 		rank := 0
 		for _, m := range ms {
+			// The grouping is the value's: decoded keys, in key order,
+			// and how many declarations each entry holds. Key spelling,
+			// key order and duplicates are encodings, found by the walk.
 			key := gjson.Escape(m.key.Str)
-			sig.WriteString(m.key.Raw)
-			for _, d := range m.dropped {
-				sig.WriteString(d.Raw) // a duplicate regroups too
-			}
+			sig.WriteString(strconv.Quote(m.key.Str))
 			if !isDeclarations(m) {
 				units = append(units, unit{val: m.val, path: []string{strconv.Itoa(g), key}, name: m.key.Str, group: g, rank: rank})
 				rank++
