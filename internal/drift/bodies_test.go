@@ -165,3 +165,19 @@ func TestBodyRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiRegrouped: the same Gemini tools in other tools entries are a
+// grouping difference at the first entry that differs, with its cause.
+func TestGeminiRegrouped(t *testing.T) {
+	a := `{"contents":[],"tools":[{"functionDeclarations":[{"name":"a"},{"name":"b"}]}]}`
+	b := `{"contents":[],"tools":[{"functionDeclarations":[{"name":"a"}]},{"functionDeclarations":[{"name":"b"}]}]}`
+	res := compareBytes(t, []byte(a), []byte(b), Options{})
+	checkDrift(t, res, 1, "tools.0", Content)
+	if d := res.First.Diffs[0]; d.Note != "grouping" || !strings.Contains(res.First.Cause, "grouped into tools entries") {
+		t.Fatalf("first diff %+v, cause %q", d, res.First.Cause)
+	}
+	// A key spelled another way is no regrouping.
+	c := `{"contents":[],"tools":[{"function\u0044eclarations":[{"name":"a"},{"name":"b"}]}]}`
+	res = compareBytes(t, []byte(a), []byte(c), Options{})
+	checkDrift(t, res, 1, "tools.0.functionDeclarations", Encoding)
+}

@@ -27,11 +27,15 @@ func (w *walker) cause() string {
 			return "whitespace: one serializer indents or spaces its output"
 		case "number spelling":
 			return "number spelling: one serializer writes numbers another way (1.0 against 1, 1e3 against 1000)"
+		case "duplicate key":
+			return "a key written more than once: JSON.parse keeps its last value, and one side repeats the member (objects merged by appending their members?)"
 		case "escaping":
 			return escapingCause(w.encToks[0], w.encToks[1])
 		}
 	case Content:
 		switch {
+		case d.Note == "grouping":
+			return "the same Gemini tools grouped into tools entries another way (one entry for all functions against one per function)"
 		case strings.HasPrefix(d.Path, "system"):
 			return "the system text differs: a volatile value (working directory, date, host)? normalise it with -redact REGEX=TOKEN"
 		case strings.HasPrefix(d.Path, "config"):

@@ -93,6 +93,9 @@ func TestEveryDifferenceReported(t *testing.T) {
 			if err := res.WriteText(&text); err != nil || !strings.Contains(text.String(), "differs at "+tt.path+"\n") {
 				t.Errorf("text (%v):\n%s", err, text.String())
 			}
+			if tt.note == "duplicate key" && !strings.Contains(res.First.Cause, "more than once") {
+				t.Errorf("cause %q", res.First.Cause)
+			}
 			back := compareBytes(t, []byte(logLine(tt.b)), []byte(logLine(tt.a)), Options{})
 			checkDrift(t, back, 1, tt.path, swapped(tt.kinds)...)
 		})

@@ -114,8 +114,9 @@ type Diff struct {
 	// Tool names the tool the difference is in, if any.
 	Tool string `json:"tool,omitempty"`
 	// Note refines the kind: "escaping", "key order", "whitespace",
-	// "number spelling" for encoding; "added member", "removed member",
-	// "type" for content.
+	// "number spelling", "duplicate key" for encoding; "added member",
+	// "removed member", "added element", "removed element", "type",
+	// "grouping" (Gemini tools entries) for content.
 	Note string `json:"note,omitempty"`
 	// OffsetA and OffsetB are byte offsets in each record, -1 if absent.
 	OffsetA int `json:"offsetA"`
@@ -156,7 +157,8 @@ type ContentDetail struct {
 // EncodingDetail shows the first encoding difference.
 type EncodingDetail struct {
 	Path string `json:"path"`
-	// Note is "escaping", "key order", "whitespace" or "number spelling".
+	// Note is "escaping", "key order", "whitespace", "number spelling" or
+	// "duplicate key".
 	Note string `json:"note"`
 	// OffsetA and OffsetB are the byte offsets of the first differing
 	// byte in each record.
