@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -317,11 +316,12 @@ func (f *Fixture) validateOwn() error {
 
 // LoadFixture reads fixtures/NAME.json from dir and resolves its extends
 // chain. The name is checked before any file is opened.
+// Only a regular file of at most DefaultMaxFileSize bytes is read.
 func LoadFixture(dir, name string) (*Fixture, error) {
-	return loadChain(dir, name, nil)
+	return loadChain(dir, name, nil, DefaultMaxFileSize)
 }
 
-func loadChain(dir, name string, seen []string) (*Fixture, error) {
+func loadChain(dir, name string, seen []string, limit ByteSize) (*Fixture, error) {
 	file := filepath.Join(dir, name+".json")
 	if !ValidName(name) {
 		return nil, &FixtureError{File: file, Msg: fmt.Sprintf("%q is not a fixture name (want %s)", name, namePattern)}
@@ -331,9 +331,9 @@ func loadChain(dir, name string, seen []string) (*Fixture, error) {
 			return nil, &FixtureError{File: file, Path: "extends", Msg: "extends cycle: " + strings.Join(append(seen, name), " -> ")}
 		}
 	}
-	raw, err := os.ReadFile(file)
+	raw, err := readRegular(file, limit)
 	if err != nil {
-		return nil, &FixtureError{File: file, Msg: err.Error()}
+		return nil, &FixtureError{File: file, Msg: unwrapPath(err).Error()}
 	}
 	f, err := decodeFixture(file, raw)
 	if err != nil {
@@ -343,7 +343,7 @@ func loadChain(dir, name string, seen []string) (*Fixture, error) {
 	if f.Extends == "" {
 		return f, nil
 	}
-	parent, err := loadChain(dir, f.Extends, append(seen, name))
+	parent, err := loadChain(dir, f.Extends, append(seen, name), limit)
 	if err != nil {
 		var fe *FixtureError
 		if errors.As(err, &fe) && len(seen) == 0 && fe.File != file {

@@ -57,7 +57,7 @@ func (s *Suite) Record(opts RecordOptions) ([]FileChange, []*Result, error) {
 	changes := make([]FileChange, 0, len(writes))
 	var pending []FileWrite
 	for _, w := range writes {
-		old, err := os.ReadFile(w.Path)
+		old, err := readRegular(w.Path, s.opts.maxFileSize())
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			changes = append(changes, FileChange{w.Path, Created})

@@ -269,7 +269,7 @@ func distinctHeaders(log []byte) []headerEvent {
 // directory, and applies the guards on those files.
 func (s *Suite) CompareGolden(f *Fixture, out *Outputs) []Failure {
 	var fails []Failure
-	if want, fail := readGolden(f, s.goldenPath(f.Name)); fail != nil {
+	if want, fail := readGolden(f, s.goldenPath(f.Name), s.opts.maxFileSize()); fail != nil {
 		fails = append(fails, *fail)
 	} else {
 		fails = append(fails, compareLog(f, s.goldenPath(f.Name), want, out)...)
@@ -286,7 +286,7 @@ func (s *Suite) CompareGolden(f *Fixture, out *Outputs) []Failure {
 			}
 			continue
 		}
-		want, fail := readGolden(f, sc.file)
+		want, fail := readGolden(f, sc.file, s.opts.maxFileSize())
 		if fail != nil {
 			fails = append(fails, *fail)
 		} else if m := compareFile(sc.file, want, sc.got); m != nil {
@@ -297,9 +297,10 @@ func (s *Suite) CompareGolden(f *Fixture, out *Outputs) []Failure {
 }
 
 // readGolden reads one of f's golden files; a missing file is a guard
-// failure, an unreadable one means the fixture cannot be tested.
-func readGolden(f *Fixture, file string) ([]byte, *Failure) {
-	want, err := os.ReadFile(file)
+// failure, an unreadable one (or one that is not a regular file, or over
+// limit) means the fixture cannot be tested.
+func readGolden(f *Fixture, file string, limit ByteSize) ([]byte, *Failure) {
+	want, err := readRegular(file, limit)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return nil, &Failure{Check: CheckGuard, File: file,

@@ -47,6 +47,9 @@ type Options struct {
 	// to tell the user the base URLs to export.
 	Listen   net.Listener
 	OnListen func(*Session)
+	// MaxFileSize is the largest fixture or golden file read; 0 means
+	// DefaultMaxFileSize. Only regular files are read, whatever their size.
+	MaxFileSize ByteSize
 	// Context, when set, bounds every agent run: cancelling it stops
 	// running agents and fails their scenarios, so a record writes
 	// nothing.
@@ -139,7 +142,7 @@ func Load(opts Options) (*Suite, error) {
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		f, err := LoadFixture(dir, name)
+		f, err := loadChain(dir, name, nil, opts.maxFileSize())
 		if err != nil {
 			return nil, err
 		}

@@ -105,6 +105,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&force, "force", false, "write even when CI is set")
 	fs.BoolVar(&prune, "prune", false, "delete golden files that belong to no fixture")
 	fs.StringVar(&outFile, "o", "", "write the full, untemplated log of the one fixture -run selects to `FILE`")
+	opts.MaxFileSize = harness.DefaultMaxFileSize
+	fs.Var(&opts.MaxFileSize, "max-file-size", "refuse to read a fixture or golden file larger than `SIZE` (KiB, MiB, GiB)")
 	var cf cliflags.Capture
 	cf.Register(fs, true)
 	if err := fs.Parse(args); err != nil {

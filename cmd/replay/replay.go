@@ -83,6 +83,8 @@ func parseReplayFlags(args []string, e env) (*replayFlags, error) {
 	fs.StringVar(&shard, "shard", "", "replay only shard `I/N` of the fixtures (by name hash, 1 <= I <= N)")
 	fs.BoolVar(&rf.json, "json", false, "print one JSON object per fixture, then a summary object")
 	fs.BoolVar(&rf.verbose, "v", false, "print the seed and every check of every fixture")
+	rf.opts.MaxFileSize = harness.DefaultMaxFileSize
+	fs.Var(&rf.opts.MaxFileSize, "max-file-size", "refuse to read a fixture or golden file larger than `SIZE` (KiB, MiB, GiB)")
 	rf.capture.Register(fs, false)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
