@@ -45,6 +45,9 @@ type Fixture struct {
 	own        ownEntries     // what this file adds to what it extends
 	raw        []byte         // the file's bytes, for error positions
 	configKeys map[string]int // config members present in this file
+	// pluginFrom and listenerFrom say which file declared each plugin and
+	// listener with a registerAt (inherited ones too), for [checkReached].
+	pluginFrom, listenerFrom []origin
 }
 
 // ownEntries counts what a fixture adds on top of the fixture it extends.
@@ -193,6 +196,18 @@ func decodeFixture(file string, raw []byte) (*Fixture, error) {
 		return true
 	})
 	f.own = ownEntries{config: len(f.configKeys), sections: len(f.Sections), plugins: len(f.Plugins), listeners: len(f.Listeners)}
+	f.pluginFrom = make([]origin, len(f.Plugins))
+	for i, p := range f.Plugins {
+		if p.RegisterAt != nil {
+			f.pluginFrom[i] = origin{file, fmt.Sprintf("plugins[%d]", i), raw}
+		}
+	}
+	f.listenerFrom = make([]origin, len(f.Listeners))
+	for i, l := range f.Listeners {
+		if l.RegisterAt != nil {
+			f.listenerFrom[i] = origin{file, fmt.Sprintf("listeners[%d]", i), raw}
+		}
+	}
 	return f, f.validateOwn()
 }
 
@@ -292,23 +307,39 @@ func (f *Fixture) validateOwn() error {
 		if t.Resume && i == 0 {
 			return bad(path+".resume", "the first turn has no log to resume")
 		}
-		called := map[string]bool{}
+		called := map[string]string{} // call id -> where
 		for j, r := range t.Replies {
+			rp := fmt.Sprintf("%s.replies[%d]", path, j)
+			if j > 0 && len(t.Replies[j-1].ToolCalls) == 0 {
+				return bad(rp, "this reply is never played: replies[%d] has no tool calls, so the turn ends with it", j-1)
+			}
 			for k, c := range r.ToolCalls {
-				cp := fmt.Sprintf("%s.replies[%d].toolCalls[%d]", path, j, k)
+				cp := fmt.Sprintf("%s.toolCalls[%d]", rp, k)
 				if c.ID == "" || c.Name == "" {
 					return bad(cp, "a tool call needs an id and a name")
 				}
 				if len(c.Arguments) > 0 && !canon.Valid(c.Arguments) {
 					return bad(cp+".arguments", "invalid JSON")
 				}
-				called[c.ID] = true
+				if other, dup := called[c.ID]; dup {
+					// Results are scripted by call id: two calls of one id
+					// would silently share one.
+					return bad(cp+".id", "call id %q is also %s; call ids are unique within a turn", c.ID, other)
+				}
+				called[c.ID] = cp
 			}
 		}
-		for id := range t.ToolResults {
-			if !called[id] {
-				return bad(path+".toolResults", "result for %q, which no reply of this turn calls", id)
+		var err error
+		gjson.GetBytes(f.raw, fmt.Sprintf("turns.%d.toolResults", i)).ForEach(func(k, _ gjson.Result) bool {
+			if id := k.String(); called[id] == "" {
+				line, col := canon.Position(f.raw, k.Index)
+				err = &FixtureError{File: f.File, Line: line, Column: col, Path: path + ".toolResults." + id,
+					Msg: fmt.Sprintf("result for %q, a call that no reply of this turn makes", id)}
 			}
+			return err == nil
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -374,6 +405,8 @@ func (f *Fixture) inherit(parent *Fixture) (*Fixture, error) {
 	f.Sections = append(append([]Section(nil), parent.Sections...), f.Sections...)
 	f.Plugins = append(append([]Plugin(nil), parent.Plugins...), f.Plugins...)
 	f.Listeners = append(append([]ListenerOp(nil), parent.Listeners...), f.Listeners...)
+	f.pluginFrom = append(slices.Clip(parent.pluginFrom), f.pluginFrom...)
+	f.listenerFrom = append(slices.Clip(parent.listenerFrom), f.listenerFrom...)
 	// Within the file, validateOwn checked duplicates; here the file's own
 	// entries meet the inherited ones.
 	own := len(parent.Sections)
@@ -389,6 +422,88 @@ func (f *Fixture) inherit(parent *Fixture) (*Fixture, error) {
 		}
 	}
 	return f, nil
+}
+
+// origin is where a plugin or listener with a registerAt is declared:
+// the fixture as decoded from its own file, and the entry's path there.
+type origin struct {
+	file string // "" for an entry without registerAt
+	path string
+	raw  []byte // the file's bytes, for the error's position
+}
+
+// checkReached fails when a plugin or listener registers at a step that
+// no fixture having it ever runs: it would be recorded as if it were not
+// there, without a word. A fixture that others extend may declare one
+// beyond its own turns, for the fixtures that reach it (README, "Writing
+// a fixture").
+//
+// A step is reached when its turn exists and every earlier reply of the
+// turn has tool calls (a reply without them ends the turn), within the
+// step limit. A turn that fails earlier (an unknown toolOrder name) is
+// not foreseen here.
+func checkReached(fixtures []*Fixture) error {
+	type entry struct {
+		at      *StepRef
+		what    string
+		reached bool
+		why     []string
+	}
+	type key struct{ file, path string }
+	var order []origin
+	entries := map[key]*entry{}
+	visit := func(f *Fixture, from origin, at *StepRef, what string) {
+		if at == nil || from.file == "" {
+			return
+		}
+		e := entries[key{from.file, from.path}]
+		if e == nil {
+			e = &entry{at: at, what: what}
+			entries[key{from.file, from.path}] = e
+			order = append(order, from)
+		}
+		if why := f.unreached(*at); why == "" {
+			e.reached = true
+		} else if len(e.why) < 4 {
+			e.why = append(e.why, why)
+		}
+	}
+	for _, f := range fixtures {
+		for i, p := range f.Plugins {
+			visit(f, f.pluginFrom[i], p.RegisterAt, fmt.Sprintf("plugin %q", p.Name))
+		}
+		for i, l := range f.Listeners {
+			visit(f, f.listenerFrom[i], l.RegisterAt, fmt.Sprintf("listener %s", l.Op))
+		}
+	}
+	for _, from := range order {
+		if e := entries[key{from.file, from.path}]; !e.reached {
+			return errAt(from.file, from.raw, from.path+".registerAt",
+				"%s registers at turn %d step %d, which no fixture that has it runs: %s", e.what, e.at.Turn, e.at.Step, strings.Join(e.why, "; "))
+		}
+	}
+	return nil
+}
+
+// unreached says why f's script never runs the step at, or "" when it
+// does.
+func (f *Fixture) unreached(at StepRef) string {
+	if at.Turn > len(f.Turns) {
+		return fmt.Sprintf("%s has %d turn(s)", f.Name, len(f.Turns))
+	}
+	if at.Step > agent.DefaultMaxSteps {
+		return fmt.Sprintf("a turn stops at step %d", agent.DefaultMaxSteps)
+	}
+	replies := f.Turns[at.Turn-1].Replies
+	for j := range at.Step - 1 {
+		if j >= len(replies) {
+			return fmt.Sprintf("turn %d of %s has %d scripted replies, so it ends before step %d", at.Turn, f.Name, len(replies), at.Step)
+		}
+		if len(replies[j].ToolCalls) == 0 {
+			return fmt.Sprintf("reply %d of turn %d of %s has no tool calls, so the turn ends at step %d", j+1, at.Turn, f.Name, j+1)
+		}
+	}
+	return ""
 }
 
 // addsNothing reports whether f extends another fixture without adding

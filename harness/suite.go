@@ -149,6 +149,9 @@ func Load(opts Options) (*Suite, error) {
 		s.all = append(s.all, f)
 		s.byName[name] = f
 	}
+	if err := checkReached(s.all); err != nil {
+		return nil, err
+	}
 	if err := s.scanGolden(); err != nil {
 		return nil, err
 	}
