@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -218,36 +219,87 @@ func BenchmarkRequest(b *testing.B) {
 	}
 }
 
-// BenchmarkHeader compares the per-step header check (bytes.Equal of the
-// assembled header with the one in force, two distinct ~200-tool byte
-// slices) with the Assemble() that precedes it.
-func BenchmarkHeader(b *testing.B) {
-	a, _ := benchSession(b)
-	h1, err := a.Service().Assemble()
-	if err != nil {
-		b.Fatal(err)
-	}
-	h2, _ := a.Service().Assemble()
-	x, y := h1.Bytes(), h2.Bytes()
-	if !bytes.Equal(x, y) || h1.NumTools() != benchTools {
-		b.Fatal("headers differ")
-	}
-	b.Run("equal", func(b *testing.B) {
-		b.SetBytes(int64(len(x)))
-		for b.Loop() {
-			if !bytes.Equal(x, y) {
-				b.Fatal("differ")
-			}
+// stepAgent is an agent over n tools (from 20 providers, registered in a
+// scrambled order) with one header logged, ready to run turns of
+// stepsPerTurn steps under it.
+func stepAgent(tb testing.TB, n int, listener bool) (*agent.Agent, *agent.Scripted) {
+	sc := agent.NewScripted()
+	a := newAgent(tb, agent.Config{Persona: "You are a careful coding agent.", Model: "m-1"}, agent.Options{Adapter: sc, MaxSteps: stepsPerTurn})
+	rng := rand.New(rand.NewPCG(5, 6))
+	perm := rng.Perm(n)
+	for p := range 20 {
+		var ts []assembler.Tool
+		for _, i := range perm[p*n/20 : (p+1)*n/20] {
+			ts = append(ts, tool(fmt.Sprintf("tool_%05d", i), "Operate object "+strconv.Itoa(i)+" of the service and return its state.",
+				`{"type":"object","properties":{"id":{"type":"string","description":"The object id."}},"required":["id"]}`))
 		}
-	})
-	b.Run("assemble", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := a.Service().Assemble(); err != nil {
-				b.Fatal(err)
+		mustProvider(tb, a.Service(), fmt.Sprintf("plugin_%02d", p), ts...)
+	}
+	if listener {
+		a.Service().AddListener("moveToEnd", func(as assembler.Assembly) (assembler.Assembly, error) {
+			for i, t := range as.Tools {
+				if t.Name == "tool_00000" {
+					as.Tools = append(append(as.Tools[:i:i], as.Tools[i+1:]...), t)
+					break
+				}
 			}
+			return as, nil
+		})
+	}
+	pushTurn(sc)
+	run(tb, a, "Start.") // logs the header
+	return a, sc
+}
+
+// stepsPerTurn is the length of the turns BenchmarkUnchangedStep runs.
+const stepsPerTurn = 10
+
+// pushTurn scripts one turn of stepsPerTurn steps: tool calls, then text.
+func pushTurn(sc *agent.Scripted) {
+	for s := 1; s < stepsPerTurn; s++ {
+		id := "c" + strconv.Itoa(s)
+		sc.Push(toolsReply(call(id, "tool_00007", `{"id":"o-7"}`)))
+		sc.SetResult(id, agent.ToolResult{Output: "state: ok"})
+	}
+	sc.Push(text("Done."))
+}
+
+// BenchmarkUnchangedStep measures the loop's cost per step under an
+// unchanged header at 50,000 tools against 1,000 tools, alternating a turn
+// of 10 steps on each: assemble, recognise the header in force, build the
+// request, dispatch it to a scripted adapter, log the reply and the tool
+// result. Without listeners nothing of this reads the header; with one
+// listener (which runs at every step and must get a private copy of every
+// tool) the step grows with the tools.
+func BenchmarkUnchangedStep(b *testing.B) {
+	for _, listener := range []bool{false, true} {
+		name := "no-listener"
+		if listener {
+			name = "one-listener"
 		}
-	})
+		b.Run(name, func(b *testing.B) {
+			small, ss := stepAgent(b, 1000, listener)
+			large, sl := stepAgent(b, 50000, listener)
+			var tSmall, tLarge time.Duration
+			for b.Loop() {
+				pushTurn(ss)
+				pushTurn(sl)
+				start := time.Now()
+				run(b, small, "Check.")
+				tSmall += time.Since(start)
+				start = time.Now()
+				run(b, large, "Check.")
+				tLarge += time.Since(start)
+			}
+			if n := len(headers(large.Log().Bytes())); n != 1 {
+				b.Fatalf("%d headers logged, want 1", n)
+			}
+			perStep := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N*stepsPerTurn) }
+			b.ReportMetric(perStep(tSmall), "1k-ns/step")
+			b.ReportMetric(perStep(tLarge), "50k-ns/step")
+			b.ReportMetric(float64(tLarge)/float64(tSmall), "50k/1k")
+		})
+	}
 }
 
 // TestBenchScenario keeps the benchmark scenario honest: its log rebuilds

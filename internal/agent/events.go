@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"slices"
-
 	"github.com/headergold/headergold/internal/assembler"
 	"github.com/headergold/headergold/internal/canon"
 )
@@ -39,6 +37,10 @@ const (
 type line struct {
 	b []byte
 	n int
+	// hdr, when set, is the value of the member header opened at hs: it
+	// is not copied into b but logged beside it (see Log.appendHeader).
+	hdr *assembler.Header
+	hs  int
 }
 
 func newLine(typ string) *line {
@@ -77,11 +79,11 @@ func (l *line) raw(k string, v []byte) *line {
 	return l
 }
 
-// header adds a member holding h's canonical JSON, written straight into
-// the line.
+// header adds a member holding h's canonical JSON. It must be the last
+// member: the line holds the place, and the log holds h's own bytes there.
 func (l *line) header(k string, h *assembler.Header) *line {
 	l.key(k)
-	l.b = h.AppendJSON(slices.Grow(l.b, h.Len()+8))
+	l.hdr, l.hs = h, len(l.b)
 	return l
 }
 

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"sync"
+	"unsafe"
 
+	"github.com/headergold/headergold/internal/assembler"
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/tidwall/gjson"
 )
@@ -13,14 +15,27 @@ import (
 // ending in "\n". It is safe for concurrent use; the loop appends, readers
 // take copies.
 //
-// It keeps the lines as they were written rather than one growing buffer:
-// a line is never written to again, so the loop's projection shares a
-// header line with the log instead of holding a second copy, and appending
-// never moves what is already there.
+// It keeps what was written as it was written, in chunks, rather than in
+// one growing buffer that every append may move: a chunk is never written
+// to again. The header of a request/header event is a chunk of its own,
+// the assembled header's bytes themselves, shared with the loop's
+// projection and every request under that header instead of copied into
+// the line.
 type Log struct {
-	mu    sync.Mutex
-	lines [][]byte // each ends in "\n"; never written to
-	size  int      // total bytes
+	mu     sync.Mutex
+	chunks []chunk
+	ends   []int // ends[i] is the offset just past line i's newline
+	size   int
+	// parsed is set when a request/header line came from ParseLog, whose
+	// header this log only has as text.
+	parsed bool
+}
+
+// chunk is a run of log bytes, never written to; when header is set, b is
+// that header's JSON.
+type chunk struct {
+	b      []byte
+	header *assembler.Header
 }
 
 // NewLog returns an empty log.
@@ -37,9 +52,11 @@ func ParseLog(b []byte) (*Log, error) {
 		if i < 0 {
 			return nil, fmt.Errorf("line %d: no final newline", n)
 		}
-		if _, err := ParseEvent(b[:i]); err != nil {
+		ev, err := ParseEvent(b[:i])
+		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
+		l.parsed = l.parsed || ev.Type == TypeRequestHeader
 		l.append(b[: i+1 : i+1])
 		b = b[i+1:]
 	}
@@ -50,23 +67,40 @@ func ParseLog(b []byte) (*Log, error) {
 // again.
 func (l *Log) append(line []byte) {
 	l.mu.Lock()
-	l.lines = append(l.lines, line[:len(line):len(line)])
+	l.chunks = append(l.chunks, chunk{b: line[:len(line):len(line)]})
 	l.size += len(line)
+	l.ends = append(l.ends, l.size)
 	l.mu.Unlock()
 }
+
+// appendHeader adds a request/header line: prefix, the header's JSON
+// (shared, not copied), then suffix, which ends the line. The caller must
+// not write to prefix or suffix again.
+func (l *Log) appendHeader(prefix []byte, h *assembler.Header, suffix []byte) {
+	l.mu.Lock()
+	l.chunks = append(l.chunks, chunk{b: prefix[:len(prefix):len(prefix)]},
+		chunk{b: unsafeBytes(h.JSON()), header: h}, chunk{b: suffix[:len(suffix):len(suffix)]})
+	l.size += len(prefix) + h.Len() + len(suffix)
+	l.ends = append(l.ends, l.size)
+	l.mu.Unlock()
+}
+
+// unsafeBytes returns the bytes of s without copying them, for reading
+// only: nothing may write to them.
+func unsafeBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // Bytes returns a copy of the whole log.
 func (l *Log) Bytes() []byte {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.join(len(l.lines))
+	return l.join(l.size)
 }
 
 // Len returns the number of events.
 func (l *Log) Len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return len(l.lines)
+	return len(l.ends)
 }
 
 // Prefix returns a copy of the first n events.
@@ -76,26 +110,44 @@ func (l *Log) Prefix(n int) []byte {
 	if n <= 0 {
 		return nil
 	}
-	return l.join(n)
+	return l.join(l.ends[n-1])
 }
 
-// join returns the first n lines in one new array; l.mu is held.
-func (l *Log) join(n int) []byte {
-	size := l.size
-	if n < len(l.lines) {
-		size = 0
-		for _, ln := range l.lines[:n] {
-			size += len(ln)
-		}
-	}
+// join returns the first size bytes in one new array; l.mu is held.
+func (l *Log) join(size int) []byte {
 	if size == 0 {
 		return nil
 	}
 	out := make([]byte, 0, size)
-	for _, ln := range l.lines[:n] {
-		out = append(out, ln...)
+	for _, c := range l.chunks {
+		if len(out)+len(c.b) >= size {
+			return append(out, c.b[:size-len(out)]...)
+		}
+		out = append(out, c.b...)
 	}
 	return out
+}
+
+// AppendReplacingHeaders appends the whole log to dst with the header
+// object of every request/header event replaced by what replace returns
+// for that header, without reading the log: the loop wrote each header as
+// a chunk of its own. It reports false, and appends nothing, when the log
+// holds request/header events read by ParseLog, whose headers it only has
+// as text.
+func (l *Log) AppendReplacingHeaders(dst []byte, replace func(h *assembler.Header) []byte) ([]byte, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.parsed {
+		return dst, false
+	}
+	for _, c := range l.chunks {
+		if c.header != nil {
+			dst = append(dst, replace(c.header)...)
+		} else {
+			dst = append(dst, c.b...)
+		}
+	}
+	return dst, true
 }
 
 // Event is one decoded log line. Data is the raw canonical data object.

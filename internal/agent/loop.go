@@ -128,6 +128,14 @@ func (a *Agent) Log() *Log { return a.log }
 // emit appends an event to the log and folds it into the projection.
 func (a *Agent) emit(l *line) {
 	b := l.bytes()
+	if l.hdr != nil {
+		// A request/header line: the log and the projection share the
+		// header's own bytes, rather than a copy in the line that Apply
+		// would parse to find them again.
+		a.log.appendHeader(b[:l.hs:l.hs], l.hdr, b[l.hs:])
+		a.proj.header = unsafeBytes(l.hdr.JSON())
+		return
+	}
 	a.log.append(b)
 	// The line was just written by this package; Apply cannot fail on it.
 	_ = a.proj.Apply(b)

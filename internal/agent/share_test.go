@@ -38,8 +38,8 @@ func shareAgent(t testing.TB, n, steps int) (*Agent, *Scripted) {
 }
 
 // TestRequestsShareTheHeader: the requests of the steps under one header
-// hold the bytes of the log's header line, not copies, and still rebuild
-// byte for byte.
+// hold the bytes the log holds for that header, not copies, and still
+// rebuild byte for byte.
 func TestRequestsShareTheHeader(t *testing.T) {
 	t.Parallel()
 	a, sc := shareAgent(t, 50, 10)
@@ -50,10 +50,10 @@ func TestRequestsShareTheHeader(t *testing.T) {
 	if len(reqs) != 10 {
 		t.Fatalf("%d requests", len(reqs))
 	}
-	var headerLine []byte
-	for _, ln := range a.log.lines {
-		if strings.Contains(string(ln), `"request/header"`) {
-			headerLine = ln
+	var logged []byte
+	for _, c := range a.log.chunks {
+		if c.header != nil {
+			logged = c.b
 		}
 	}
 	for i, r := range reqs {
@@ -61,8 +61,8 @@ func TestRequestsShareTheHeader(t *testing.T) {
 			t.Fatalf("request %d holds its own copy of the header", i+1)
 		}
 	}
-	if h := reqs[0].header; &h[0] != &headerLine[strings.Index(string(headerLine), `"header":`)+len(`"header":`)] {
-		t.Fatal("the requests' header is not the log's header line")
+	if !sameArray(reqs[0].header, logged) {
+		t.Fatal("the requests' header is not the log's")
 	}
 	if err := CheckRequests(a.Log().Bytes(), reqs); err != nil {
 		t.Fatal(err)
@@ -121,9 +121,10 @@ func TestCheckRequestsFindsTampering(t *testing.T) {
 	}
 }
 
-// TestUnchangedHeaderCostsNothingPerStep: once the header is logged, the
-// steps under it allocate far less than one copy of the header, however
-// large it is: nothing per step reads, copies or rebuilds it.
+// TestUnchangedHeaderCostsNothingPerStep: a turn of steps under one large
+// header allocates, per step, far less than one copy of the header:
+// nothing per step reads, copies or rebuilds it, and logging it shares its
+// bytes.
 func TestUnchangedHeaderCostsNothingPerStep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates a 1 MB header")
@@ -140,8 +141,9 @@ func TestUnchangedHeaderCostsNothingPerStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
-	// The turn writes the header line once; the rest is the conversation.
-	perStep := float64(after.TotalAlloc-before.TotalAlloc-uint64(h.Len())) / steps
+	// The header line shares the header's bytes; the rest is the
+	// conversation.
+	perStep := float64(after.TotalAlloc-before.TotalAlloc) / steps
 	t.Logf("%.0f bytes allocated per step under a %d-byte header", perStep, h.Len())
 	if perStep > float64(h.Len())/20 {
 		t.Fatalf("%.0f bytes allocated per step under an unchanged %d-byte header", perStep, h.Len())

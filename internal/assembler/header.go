@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/tidwall/gjson"
@@ -202,6 +203,13 @@ func kind(v gjson.Result) string {
 
 // Bytes returns a copy of the header's canonical JSON.
 func (h *Header) Bytes() []byte { return bytes.Clone(h.raw) }
+
+// JSON returns the header's canonical JSON as a string that shares the
+// header's bytes instead of copying them: a string cannot be written to,
+// and the header never writes to its bytes after building them. The loop
+// logs and sends a header through it, so that every step under one header
+// shares one copy of it.
+func (h *Header) JSON() string { return unsafe.String(unsafe.SliceData(h.raw), len(h.raw)) }
 
 // AppendJSON appends the header's canonical JSON to dst.
 func (h *Header) AppendJSON(dst []byte) []byte { return append(dst, h.raw...) }

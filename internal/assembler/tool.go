@@ -41,22 +41,30 @@ type canonicalTool struct {
 	provider string // who registered it, for messages
 }
 
-// canonicalize validates t and computes its canonical bytes.
+// canonicalize validates t and computes its canonical bytes. The canonical
+// parameters are written straight into those bytes and the tool's
+// Parameters is that part of them: one array per tool, both immutable.
 func canonicalize(t Tool, provider string) (canonicalTool, error) {
 	if t.Name == "" {
 		return canonicalTool{}, errors.New("tool with an empty name")
 	}
-	t = t.clone()
-	if len(t.Parameters) > 0 {
-		params, err := canon.Compact(nil, t.Parameters)
-		if err != nil {
+	t.DependsOn = slices.Clone(t.DependsOn)
+	params := t.Parameters
+	t.Parameters = nil
+	b := make([]byte, 0, len(`{"name":,"description":,"parameters":}`)+len(t.Name)+len(t.Description)+len(params)+8)
+	b = appendToolJSON(b, t)
+	if len(params) > 0 {
+		b = append(b[:len(b)-1], `,"parameters":`...) // reopen the object
+		start := len(b)
+		var err error
+		if b, err = canon.Compact(b, params); err != nil {
 			return canonicalTool{}, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
 		}
-		t.Parameters = params
-	} else {
-		t.Parameters = nil
+		end := len(b)
+		b = append(b, '}')
+		t.Parameters = b[start:end:end]
 	}
-	return canonicalTool{tool: t, bytes: appendToolJSON(nil, t), provider: provider}, nil
+	return canonicalTool{tool: t, bytes: b, provider: provider}, nil
 }
 
 // appendToolJSON writes the model-visible fields of t, whose Parameters are
@@ -103,13 +111,14 @@ func NewProvider(name string, tools ...Tool) (*Provider, error) {
 	if name == "" {
 		return nil, errors.New("provider with an empty name")
 	}
-	p := &Provider{name: name, tools: make([]*canonicalTool, 0, len(tools))}
-	for _, t := range tools {
-		c, err := canonicalize(t, name)
-		if err != nil {
+	p := &Provider{name: name, tools: make([]*canonicalTool, len(tools))}
+	cs := make([]canonicalTool, len(tools)) // one allocation for all
+	for i, t := range tools {
+		var err error
+		if cs[i], err = canonicalize(t, name); err != nil {
 			return nil, fmt.Errorf("provider %q: %w", name, err)
 		}
-		p.tools = append(p.tools, &c)
+		p.tools[i] = &cs[i]
 	}
 	return p, nil
 }
