@@ -3,16 +3,44 @@ package harness
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/headergold/headergold/internal/agent"
+	"github.com/sebdah/goldie/v2"
 )
 
-// The harness's own cost is a replay minus running the scenario; the
-// baseline is the least any golden test does: read the golden file and
-// compare it with a pre-built log.
+// Every figure here is a ratio measured inside one benchmark: each
+// iteration runs the variant and its baseline one after the other, so both
+// see the same machine, however busy it is.
+
+// timed runs f and adds its wall time to *d.
+func timed(d *time.Duration, f func()) {
+	start := time.Now()
+	f()
+	*d += time.Since(start)
+}
+
+// batch is how many times cpuTimed runs its function per reading: a
+// reading costs about a microsecond, as much as a small fixture's golden
+// file read, so it is spread over several runs.
+const batch = 8
+
+// cpuTimed runs f batch times and adds the process CPU time it took to *d.
+func cpuTimed(d *time.Duration, f func()) {
+	start := cpuTime()
+	for range batch {
+		f()
+	}
+	*d += cpuTime() - start
+}
 
 func benchSuite(b *testing.B, shuffle int) *Suite {
 	b.Helper()
@@ -23,109 +51,385 @@ func benchSuite(b *testing.B, shuffle int) *Suite {
 	return s
 }
 
-func BenchmarkReplay(b *testing.B) {
-	for _, name := range []string{"tool-turn", "large-toolset"} { // reference fixtures only: captured ones run a process
-		s := benchSuite(b, -1)
-		f := s.Fixture(name)
-		b.Run(name+"/scenario", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := runFixture(f, nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(name+"/replay", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if res := s.Replay(f); !res.Passed() {
-					b.Fatal(res.Failures)
-				}
-			}
-		})
-		b.Run(name+"/baseline", func(b *testing.B) {
-			out, _ := s.Check(f)
-			prebuilt := bytes.Clone(out.Golden)
-			b.ReportAllocs()
-			for b.Loop() {
-				want, err := os.ReadFile(s.goldenPath(name))
-				if err != nil || !bytes.Equal(want, prebuilt) {
-					b.Fatal("golden differs", err)
-				}
-			}
-		})
-		b.Run(name+"/permutation-run", func(b *testing.B) {
-			b.ReportAllocs()
-			i := uint64(0)
-			for b.Loop() {
-				i++
-				if _, err := runFixture(f, newRegistration(i, i%2 == 0)); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+// benchFixture is a bundled reference fixture with its outputs (captured
+// fixtures start a process per run; BenchmarkCapturedCompare covers their
+// comparison layer).
+type benchFixture struct {
+	f      *Fixture
+	out    *Outputs
+	run    *runResult
+	goldie func() // goldie's Assert on the fixture's golden files
+}
+
+// referenceFixtures returns the suite's reference fixtures, each checked
+// once to get its outputs.
+func referenceFixtures(b *testing.B, s *Suite) []*benchFixture {
+	var out []*benchFixture
+	for _, f := range s.Fixtures() {
+		if f.Captured() {
+			continue
+		}
+		o, res := s.Check(f)
+		if !res.Passed() {
+			b.Fatal(res.Failures)
+		}
+		run, err := runFixture(f, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, &benchFixture{f: f, out: o, run: run, goldie: goldieAssert(b, s, f, o)})
+	}
+	return out
+}
+
+// goldieAssert returns goldie's Assert of f's outputs against its golden
+// files (the golden log, and a pin's two sidecars), built once: the least a
+// golden test on goldie does with the same bytes.
+func goldieAssert(b *testing.B, s *Suite, f *Fixture, out *Outputs) func() {
+	type file struct {
+		g    *goldie.Goldie
+		name string
+		got  []byte
+	}
+	mk := func(path string, got []byte) file {
+		dir, base := filepath.Split(path)
+		name, suffix, _ := strings.Cut(base, ".")
+		return file{goldie.New(b, goldie.WithFixtureDir(filepath.Clean(dir)), goldie.WithNameSuffix("."+suffix)), name, got}
+	}
+	files := []file{mk(s.goldenPath(f.Name), out.Golden)}
+	if f.Pin {
+		files = append(files, mk(s.systemPath(f.Name), out.System), mk(s.toolsPath(f.Name), out.Tools))
+	}
+	return func() {
+		for _, fl := range files {
+			fl.g.Assert(b, fl.name, fl.got)
+		}
 	}
 }
 
-func BenchmarkReplaySuite(b *testing.B) {
-	for _, tc := range []struct {
-		name    string
-		shuffle int
-	}{{"no-shuffle", -1}, {"shuffle-8", 8}} {
-		s := benchSuite(b, tc.shuffle)
-		b.Run(tc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				for _, f := range s.Fixtures() {
-					if f.Captured() {
-						continue // a process per run; see BenchmarkCapturedCompare
+// reportRatios reports, for each part, its total time over the baseline's
+// total ("PART/goldie") and, with worst set, the largest ratio of one
+// fixture ("PART/goldie-worst").
+func reportRatios(b *testing.B, base []time.Duration, parts map[string][]time.Duration, worst ...string) {
+	var total time.Duration
+	for _, d := range base {
+		total += d
+	}
+	b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "goldie-ns/op")
+	for name, ds := range parts {
+		var sum time.Duration
+		for _, d := range ds {
+			sum += d
+		}
+		b.ReportMetric(float64(sum)/float64(total), name+"/goldie")
+	}
+	for _, name := range worst {
+		w := 0.0
+		for i, d := range parts[name] {
+			w = max(w, float64(d)/float64(base[i]))
+		}
+		b.ReportMetric(w, name+"/goldie-worst")
+	}
+}
+
+// BenchmarkCompareLayer measures the comparison layer of a replay,
+// CompareGolden on a run's outputs (read the golden files, compare, apply
+// the guards), against goldie's Assert on the same golden bytes, for every
+// bundled reference fixture, alternating the two.
+func BenchmarkCompareLayer(b *testing.B) {
+	s := benchSuite(b, -1)
+	fixtures := referenceFixtures(b, s)
+	base := make([]time.Duration, len(fixtures))
+	compare := make([]time.Duration, len(fixtures))
+	for b.Loop() {
+		for i, fx := range fixtures {
+			cpuTimed(&base[i], fx.goldie)
+			cpuTimed(&compare[i], func() {
+				if fails := s.CompareGolden(fx.f, fx.out); len(fails) > 0 {
+					b.Fatal(fails)
+				}
+			})
+		}
+	}
+	reportRatios(b, base, map[string][]time.Duration{"compare": compare}, "compare")
+	for i, fx := range fixtures {
+		fmt.Printf("%-20s goldie %6.1fµs  compare %.2fx\n", fx.f.Name, float64(base[i].Nanoseconds())/float64(b.N)/1e3, float64(compare[i])/float64(base[i]))
+	}
+}
+
+// BenchmarkReplayParts measures a whole replay at -shuffle 0 of every
+// bundled reference fixture, and each of its parts on its own, against
+// goldie's Assert on the fixture's golden bytes, alternating all of them:
+//
+//   - canonicalise: the fixture's plugins made canonical (once per replay);
+//   - run: the scenario with those plugins (the agent loop, no network),
+//     writing its log and, beside it, the templated log;
+//   - rebuild: every request checked against its log prefix;
+//   - trace: every executed tool call checked against the declared edges;
+//   - outputs: what a record writes, from the run (a pin's sidecars);
+//   - compare: the comparison layer, as in BenchmarkCompareLayer;
+//   - replay: all of it, with the uniformity guard (which runs the pin
+//     again for a fixture extending it unchanged), as replay -shuffle 0
+//     and go test do it.
+func BenchmarkReplayParts(b *testing.B) {
+	s := benchSuite(b, -1)
+	fixtures := referenceFixtures(b, s)
+	names := []string{"canonicalise", "run", "rebuild", "trace", "outputs", "compare", "replay"}
+	parts := map[string][]time.Duration{}
+	for _, n := range names {
+		parts[n] = make([]time.Duration, len(fixtures))
+	}
+	base := make([]time.Duration, len(fixtures))
+	for b.Loop() {
+		for i, fx := range fixtures {
+			var prepared *preparedPlugins
+			steps := map[string]func(){
+				"canonicalise": func() { prepared = preparePlugins(fx.f) },
+				"run": func() {
+					if _, err := runFixture(fx.f, (&registration{}).with(prepared)); err != nil {
+						b.Fatal(err)
 					}
-					if res := s.Replay(f); !res.Passed() {
+				},
+				"rebuild": func() {
+					if err := agent.CheckRequests(fx.run.Log, fx.run.reqs); err != nil {
+						b.Fatal(err)
+					}
+				},
+				"trace": func() {
+					if tf := traceFailure(fx.f, s.goldenPath(fx.f.Name), fx.run.Log, fx.run.depsAt); tf != nil {
+						b.Fatal(tf)
+					}
+				},
+				"outputs": func() {
+					if _, err := outputs(fx.f, fx.run); err != nil {
+						b.Fatal(err)
+					}
+				},
+				"compare": func() {
+					if fails := s.CompareGolden(fx.f, fx.out); len(fails) > 0 {
+						b.Fatal(fails)
+					}
+				},
+				"replay": func() {
+					if res := s.Replay(fx.f); !res.Passed() {
 						b.Fatal(res.Failures)
 					}
-				}
+				},
 			}
-		})
+			cpuTimed(&base[i], fx.goldie)
+			for _, n := range names {
+				cpuTimed(&parts[n][i], steps[n])
+			}
+		}
 	}
-	s := benchSuite(b, -1)
-	b.Run("scenarios", func(b *testing.B) {
-		b.ReportAllocs()
+	reportRatios(b, base, parts, "replay")
+	for i, fx := range fixtures {
+		line := fmt.Sprintf("%-20s goldie %6.1fµs", fx.f.Name, float64(base[i].Nanoseconds())/float64(b.N)/1e3)
+		for _, n := range names {
+			line += fmt.Sprintf("  %s %.1fx", n, float64(parts[n][i])/float64(base[i]))
+		}
+		fmt.Println(line)
+	}
+}
+
+// BenchmarkPermutationPass measures what the permutation pass costs, for
+// the bundled reference fixtures: one permutation run (seeded shuffled
+// registration, concurrent every other time) against a run in the listed
+// order, both registering plugins made canonical once; and a replay with
+// the default 8 permutation runs against one at -shuffle 0.
+func BenchmarkPermutationPass(b *testing.B) {
+	s0, s8 := benchSuite(b, -1), benchSuite(b, 0)
+	fixtures := referenceFixtures(b, s0)
+	b.Run("run", func(b *testing.B) {
+		var tListed, tShuffled time.Duration
+		seed := uint64(0)
 		for b.Loop() {
-			for _, f := range s.Fixtures() {
-				if f.Captured() {
-					continue
-				}
-				if _, err := runFixture(f, nil); err != nil {
-					b.Fatal(err)
-				}
-				if f.addsNothing() { // the uniformity guard runs the pin again
-					runFixture(s.Fixture(f.Extends), nil)
-				}
+			for _, fx := range fixtures {
+				seed++
+				cpuTimed(&tListed, func() {
+					if _, err := runFixture(fx.f, (&registration{}).with(fx.run.plugins)); err != nil {
+						b.Fatal(err)
+					}
+				})
+				cpuTimed(&tShuffled, func() {
+					if _, err := runFixture(fx.f, newRegistration(seed, seed%2 == 0).with(fx.run.plugins)); err != nil {
+						b.Fatal(err)
+					}
+				})
 			}
 		}
+		b.ReportMetric(float64(tShuffled)/float64(tListed), "permutation/listed")
 	})
-	b.Run("baseline", func(b *testing.B) {
-		prebuilt := map[string][]byte{}
-		for _, f := range s.Fixtures() {
-			if f.Captured() {
-				continue
-			}
-			out, _ := s.Check(f)
-			prebuilt[f.Name] = out.Golden
-		}
-		b.ReportAllocs()
+	b.Run("pass", func(b *testing.B) {
+		var t0, t8 time.Duration
 		for b.Loop() {
-			for _, f := range s.Fixtures() {
-				if f.Captured() {
-					continue
-				}
-				want, err := os.ReadFile(s.goldenPath(f.Name))
-				if err != nil || !bytes.Equal(want, prebuilt[f.Name]) {
-					b.Fatal("golden differs", err)
-				}
+			for _, fx := range fixtures {
+				cpuTimed(&t0, func() {
+					if res := s0.Replay(fx.f); !res.Passed() {
+						b.Fatal(res.Failures)
+					}
+				})
+				cpuTimed(&t8, func() {
+					if res := s8.Replay(s8.Fixture(fx.f.Name)); !res.Passed() {
+						b.Fatal(res.Failures)
+					}
+				})
 			}
 		}
+		b.ReportMetric(float64(t8)/float64(t0), "shuffle8/shuffle0")
 	})
+}
+
+// largeFixture writes a fixture with the given number of tools (in 20
+// plugins, registered in shuffled name order) and one turn of the given
+// number of steps (a tool call at each step but the last).
+func largeFixture(tools, steps int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"description":"a large header over many steps","config":{"persona":"You operate many services.","model":"m-1"},"plugins":[`)
+	const plugins = 20
+	r := rand.New(rand.NewPCG(3, 4))
+	perm := r.Perm(tools)
+	for p := range plugins {
+		if p > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name":"mcp-%02d","tools":[`, p)
+		for k, i := range perm[p*tools/plugins : (p+1)*tools/plugins] {
+			if k > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"name":"tool_%05d","description":"Operate object %d of the connected service and return its state.",`+
+				`"parameters":{"type":"object","properties":{"id":{"type":"string","description":"The object id."},`+
+				`"limit":{"type":"integer","minimum":1,"maximum":%d}},"required":["id"]}}`, i, i, 100+i%900)
+		}
+		b.WriteString(`]}`)
+	}
+	b.WriteString(`],"turns":[{"user":"Check every service.","replies":[`)
+	for s := 1; s < steps; s++ {
+		fmt.Fprintf(&b, `{"toolCalls":[{"id":"c%d","name":"tool_%05d","arguments":{"id":"o-%d"}}]},`, s, (s*37)%tools, s)
+	}
+	b.WriteString(`{"text":"All services are fine."}],"toolResults":{`)
+	for s := 1; s < steps; s++ {
+		if s > 1 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"c%d":"state of o-%d: ok"`, s, s)
+	}
+	b.WriteString(`}}]}`)
+	return []byte(b.String())
+}
+
+// largeSuite writes fixtures large-1 and large-100 (20,000 tools, one step
+// and 100 steps) and their golden logs into a temporary directory.
+func largeSuite(b *testing.B, tools int) Options {
+	dir := b.TempDir()
+	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Shuffle: DefaultShuffle, Seed: 1}
+	for _, d := range []string{opts.Fixtures, opts.Golden} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, steps := range []int{1, 100} {
+		name := fmt.Sprintf("large-%d", steps)
+		if err := os.WriteFile(filepath.Join(opts.Fixtures, name+".json"), largeFixture(tools, steps), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s, err := Load(Options{Fixtures: opts.Fixtures, Golden: opts.Golden, Shuffle: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range s.Fixtures() {
+		out, _ := s.Check(f)
+		if out == nil {
+			b.Fatalf("%s does not run", f.Name)
+		}
+		if err := os.WriteFile(s.goldenPath(f.Name), out.Golden, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return opts
+}
+
+// BenchmarkLargeReplay measures a replay of a fixture with 20,000 tools
+// over 100 steps against the same fixture over one step, both with the 8
+// permutation runs, alternating the two (process CPU time); and the peak
+// resident memory of a process that loads the suite and replays each (a
+// child process running TestLargeReplayPeak, its VmHWM), where
+// /proc/self/status has one.
+func BenchmarkLargeReplay(b *testing.B) {
+	opts := largeSuite(b, 20000)
+	s, err := Load(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	one, hundred := s.Fixture("large-1"), s.Fixture("large-100")
+	replay := func(f *Fixture) {
+		if res := s.Replay(f); !res.Passed() {
+			b.Fatal(res.Failures)
+		}
+	}
+	replay(one) // the heap grows to its working size before anything is timed
+	replay(hundred)
+	var t1, t100 time.Duration
+	for b.Loop() {
+		start := cpuTime()
+		replay(one)
+		mid := cpuTime()
+		replay(hundred)
+		t1, t100 = t1+mid-start, t100+cpuTime()-mid
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 / float64(b.N) }
+	b.ReportMetric(ms(t1), "1step-cpu-ms/op")
+	b.ReportMetric(ms(t100), "100steps-cpu-ms/op")
+	b.ReportMetric(float64(t100)/float64(t1), "100steps/1step")
+	var peak [2]float64
+	for i, name := range []string{"large-1", "large-100"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestLargeReplayPeak$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "HEADERGOLD_PEAK_FIXTURES="+opts.Fixtures, "HEADERGOLD_PEAK_GOLDEN="+opts.Golden, "HEADERGOLD_PEAK_RUN="+name)
+		outb, err := cmd.CombinedOutput()
+		if err != nil {
+			b.Fatalf("peak child for %s: %v\n%s", name, err, outb)
+		}
+		m := regexp.MustCompile(`peak-kB: (\d+)`).FindSubmatch(outb)
+		if m == nil {
+			b.Logf("no peak reading for %s (no /proc/self/status?)", name)
+			return
+		}
+		kb, _ := strconv.ParseFloat(string(m[1]), 64)
+		peak[i] = kb / 1024
+	}
+	b.ReportMetric(peak[0], "1step-peak-MB")
+	b.ReportMetric(peak[1], "100steps-peak-MB")
+}
+
+// TestLargeReplayPeak is BenchmarkLargeReplay's child process: it loads the
+// suite it is pointed at, replays one fixture with the 8 permutation runs,
+// and prints the process's peak resident memory. Without its environment
+// it does nothing.
+func TestLargeReplayPeak(t *testing.T) {
+	dir := os.Getenv("HEADERGOLD_PEAK_FIXTURES")
+	if dir == "" {
+		t.Skip("run by BenchmarkLargeReplay")
+	}
+	s, err := Load(Options{Fixtures: dir, Golden: os.Getenv("HEADERGOLD_PEAK_GOLDEN"), Shuffle: DefaultShuffle, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := s.Fixture(os.Getenv("HEADERGOLD_PEAK_RUN"))
+	if f == nil {
+		t.Fatal("no such fixture")
+	}
+	if res := s.Replay(f); !res.Passed() {
+		t.Fatal(res.Failures)
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skip(err)
+	}
+	if m := regexp.MustCompile(`VmHWM:\s+(\d+) kB`).FindSubmatch(status); m != nil {
+		fmt.Printf("peak-kB: %s\n", m[1])
+	}
 }
 
 // BenchmarkCapturedCompare measures the comparison layer on a captured

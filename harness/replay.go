@@ -7,9 +7,11 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/headergold/headergold/internal/agent"
+	"github.com/headergold/headergold/internal/assembler"
 )
 
 // Check names the check a failure comes from.
@@ -227,7 +229,13 @@ func (s *Suite) checkUniformity(f *Fixture, r *runResult, res *Result) {
 	if parent == nil || !parent.Pin {
 		return
 	}
-	pr, err := s.run(parent, nil)
+	// f adds no plugins, so its plugins are the parent's: the parent's
+	// run registers those f's runs made canonical, when they are the same.
+	var reg *registration
+	if samePlugins(f.Plugins, parent.Plugins) {
+		reg = (&registration{}).with(r.plugins)
+	}
+	pr, err := s.run(parent, reg)
 	if err != nil {
 		return // the parent's own replay reports it
 	}
@@ -251,6 +259,16 @@ func (s *Suite) checkUniformity(f *Fixture, r *runResult, res *Result) {
 		res.Failures = append(res.Failures, Failure{Check: CheckUniformity, File: file, Line: line, Msg: msg, Mismatch: m})
 		return
 	}
+}
+
+// samePlugins reports whether two plugin lists register the same tools.
+func samePlugins(a, b []Plugin) bool {
+	return slices.EqualFunc(a, b, func(p, q Plugin) bool {
+		return p.Name == q.Name && slices.EqualFunc(p.Tools, q.Tools, func(s, t assembler.Tool) bool {
+			return s.Name == t.Name && s.Description == t.Description && string(s.Parameters) == string(t.Parameters) &&
+				slices.Equal(s.DependsOn, t.DependsOn) && s.Idempotent == t.Idempotent
+		})
+	})
 }
 
 // distinctHeaders returns the header events of a log, leaving out those

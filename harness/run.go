@@ -23,7 +23,8 @@ type runResult struct {
 	// a run holds each header once however many steps it has.
 	reqs []*agent.Request
 	// templated is Log templated, when the run's log writer did it (a
-	// captured run); nil means Template(Log).
+	// captured run, and a reference run, whose log holds each header as
+	// the assembler built it); nil means Template(Log).
 	templated []byte
 	// recorded are the replies a captured run served, recorded from the
 	// upstream provider when it was a recording run.
@@ -53,8 +54,8 @@ func (r *runResult) depsAt(turn, step int) assembler.Deps {
 }
 
 // registration says how a run registers plugins and sections: as listed
-// (nil), shuffled by a seeded generator, and optionally from concurrent
-// goroutines. Listeners always register in the listed order:
+// (nil, or no rng), shuffled by a seeded generator, and optionally from
+// concurrent goroutines. Listeners always register in the listed order:
 // their order is part of the scenario.
 type registration struct {
 	rng        *rand.Rand
@@ -78,7 +79,7 @@ func (r *registration) with(p *preparedPlugins) *registration {
 
 // apply runs the registration functions in this registration's order.
 func (r *registration) apply(fns []func() error) error {
-	if r != nil {
+	if r != nil && r.rng != nil {
 		r.rng.Shuffle(len(fns), func(i, j int) { fns[i], fns[j] = fns[j], fns[i] })
 	}
 	if r == nil || !r.concurrent {
@@ -187,7 +188,28 @@ func runFixture(f *Fixture, reg *registration) (*runResult, error) {
 			return nil, fmt.Errorf("fixture %s: late registration: %w", f.Name, r.err)
 		}
 	}
-	return &runResult{Log: r.log.Bytes(), reqs: r.script.requests, plugins: plugins, deps: r.deps}, nil
+	res := &runResult{Log: r.log.Bytes(), reqs: r.script.requests, plugins: plugins, deps: r.deps}
+	if t, ok := r.log.AppendReplacingHeaders(nil, templatedHeader); ok {
+		res.templated = t
+	}
+	return res, nil
+}
+
+// templatedHeader is h as [Template] leaves it in a log: the config as it
+// is, the system text and the tool list replaced by their placeholders.
+// The assembler writes a header's members in the order config, system,
+// tools and leaves an empty system text or tool list out, which Template
+// leaves out too; so a reference run's log is templated without reading
+// its headers (TestRunTemplatesAsTemplate holds the two to the same bytes).
+func templatedHeader(h *assembler.Header) []byte {
+	b := append([]byte(`{"config":`), h.Config()...)
+	if h.System() != "" {
+		b = append(append(b, `,"system":`...), systemJSON...)
+	}
+	if h.NumTools() > 0 {
+		b = append(append(b, `,"tools":`...), toolsJSON...)
+	}
+	return append(b, '}')
 }
 
 // start builds a loop instance on the log and registers what a process

@@ -57,3 +57,47 @@ func TestPluginsCanonicalisedOncePerReplay(t *testing.T) {
 		t.Errorf("a reference replay kept %d request copies", len(out.Requests))
 	}
 }
+
+// TestRunTemplatesAsTemplate: the templated log a reference run writes
+// beside its log is Template of that log, byte for byte, for every bundled
+// reference fixture (initial, change and resume headers; a failing
+// Assemble; listeners) and for headers with no system text or no tools.
+func TestRunTemplatesAsTemplate(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"bare":     `{"description":"no persona, no tools","turns":[{"user":"hi","replies":[{"text":"hello"}]}]}`,
+		"no-tools": `{"description":"a persona, no tools","config":{"persona":"P <b>"},"turns":[{"user":"hi","replies":[{"text":"hello"}]},{"user":"again","resume":true,"replies":[{"text":"hi"}]}]}`,
+		"no-system": `{"description":"tools, no persona","plugins":[{"name":"p","tools":[{"name":"t","parameters":{ "b" : 1.0 }}]}],` +
+			`"turns":[{"user":"hi","replies":[{"text":"hello"}]}]}`,
+	} {
+		writeFile(t, dir+"/"+name+".json", body)
+	}
+	var fixtures []*Fixture
+	for _, d := range []string{"../fixtures", dir} {
+		s := mustLoad(t, Options{Fixtures: d, Golden: t.TempDir()})
+		for _, f := range s.Fixtures() {
+			if !f.Captured() {
+				fixtures = append(fixtures, f)
+			}
+		}
+	}
+	if len(fixtures) < 10 {
+		t.Fatalf("only %d fixtures", len(fixtures))
+	}
+	for _, f := range fixtures {
+		run, err := runFixture(f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Template(run.Log)
+		if err != nil {
+			t.Fatalf("%s: %v", f.Name, err)
+		}
+		if run.templated == nil {
+			t.Fatalf("%s: the run did not template its log", f.Name)
+		}
+		if m := compareFile(f.Name, want, run.templated); m != nil {
+			t.Errorf("%s: the run's templated log differs from Template's: %s", f.Name, m)
+		}
+	}
+}
