@@ -26,12 +26,12 @@ func TestWriteFilesAllOrNothing(t *testing.T) {
 				{Path: filepath.Join(dir, "c.golden"), Data: []byte("new c\n")},
 			}
 			injected := errors.New("injected")
-			err := writeFiles(files, func(step string, i int) error {
+			err := writeFiles(t.Context(), files, txnHooks{fail: func(step string, i int) error {
 				if step == tc.step && i == tc.at {
 					return injected
 				}
 				return nil
-			})
+			}})
 			if !errors.Is(err, injected) {
 				t.Fatalf("err = %v, want the injected failure", err)
 			}
@@ -61,11 +61,11 @@ func TestWriteFilesRealFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(dir, "z.golden", "keep"), "x")
-	err := writeFiles([]FileWrite{
+	err := writeFiles(t.Context(), []FileWrite{
 		{Path: filepath.Join(dir, "a.golden"), Data: []byte("new a\n")},
 		{Path: filepath.Join(dir, "b.golden"), Data: []byte("new b\n")},
 		{Path: filepath.Join(dir, "z.golden"), Data: []byte("new z\n")},
-	}, nil)
+	}, txnHooks{})
 	if err == nil || !strings.Contains(err.Error(), "z.golden") {
 		t.Fatalf("err = %v, want a failure naming z.golden", err)
 	}
@@ -81,7 +81,7 @@ func TestWriteFilesRealFailure(t *testing.T) {
 func TestWriteFilesSuccess(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "a.golden"), "old\n")
-	err := writeFiles([]FileWrite{{Path: filepath.Join(dir, "a.golden"), Data: []byte("new\n")}, {Path: filepath.Join(dir, "b.golden"), Data: []byte("b\n")}}, nil)
+	err := writeFiles(t.Context(), []FileWrite{{Path: filepath.Join(dir, "a.golden"), Data: []byte("new\n")}, {Path: filepath.Join(dir, "b.golden"), Data: []byte("b\n")}}, txnHooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,12 +142,12 @@ func TestWriteFilesRemovalIsPartOfTheTransaction(t *testing.T) {
 		{Path: filepath.Join(dir, "a.golden"), Data: []byte("new a\n")},
 	}
 	injected := errors.New("injected")
-	err := writeFiles(files, func(step string, i int) error {
+	err := writeFiles(t.Context(), files, txnHooks{fail: func(step string, i int) error {
 		if step == "rename" && i == 1 {
 			return injected // after the removal was done
 		}
 		return nil
-	})
+	}})
 	if !errors.Is(err, injected) {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestWriteFilesRemovalIsPartOfTheTransaction(t *testing.T) {
 	if len(entries) != 2 {
 		t.Errorf("left behind: %v", entries)
 	}
-	if err := writeFiles(files, nil); err != nil {
+	if err := writeFiles(t.Context(), files, txnHooks{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "orphan.golden")); !errors.Is(err, os.ErrNotExist) {

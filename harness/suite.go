@@ -99,7 +99,9 @@ type Suite struct {
 	opts     Options
 	all      []*Fixture // every fixture, by name
 	byName   map[string]*Fixture
-	findings []Finding // problems of the layout not tied to one fixture
+	orphans []Finding // golden files that belong to no fixture
+	// leftovers are the temp files and backups of interrupted records.
+	leftovers []Finding
 	// goldenFiles holds the names in the golden directory at Load.
 	goldenFiles map[string]bool
 	// run runs a fixture; tests swap it to inject faults.
@@ -155,6 +157,9 @@ func Load(opts Options) (*Suite, error) {
 	if err := s.scanGolden(); err != nil {
 		return nil, err
 	}
+	if s.leftovers, err = findLeftovers(opts.goldenDir(), dir); err != nil {
+		return nil, fmt.Errorf("golden: %w", err)
+	}
 	return s, nil
 }
 
@@ -176,13 +181,16 @@ func (s *Suite) Fixtures() []*Fixture {
 func (s *Suite) Fixture(name string) *Fixture { return s.byName[name] }
 
 // Findings returns the layout problems not tied to one fixture: golden logs
-// and sidecars whose fixture does not exist.
-func (s *Suite) Findings() []Finding { return slices.Clone(s.findings) }
+// and sidecars whose fixture does not exist, and the temp files and
+// backups (dot files ending in .headergold-tmp-N or .headergold-old) that
+// an interrupted record left in the golden or fixtures directory, which
+// the next record removes. Replay reports each as a guard failure.
+func (s *Suite) Findings() []Finding { return slices.Concat(s.orphans, s.leftovers) }
 
 // Orphans returns the golden-directory files that belong to no fixture.
 func (s *Suite) Orphans() []string {
-	out := make([]string, len(s.findings))
-	for i, f := range s.findings {
+	out := make([]string, len(s.orphans))
+	for i, f := range s.orphans {
 		out[i] = f.File
 	}
 	return out
@@ -220,7 +228,7 @@ func (s *Suite) scanGolden() error {
 			continue
 		}
 		if s.byName[name] == nil {
-			s.findings = append(s.findings, Finding{
+			s.orphans = append(s.orphans, Finding{
 				File: filepath.Join(s.opts.goldenDir(), e.Name()),
 				Msg:  fmt.Sprintf("%s with no fixture %s; delete it or run record -prune", kind, filepath.Join(s.opts.fixturesDir(), name+".json")),
 			})
