@@ -96,9 +96,9 @@ func cmpOr(s, def string) string {
 
 // Suite is a loaded fixtures directory with its golden directory.
 type Suite struct {
-	opts     Options
-	all      []*Fixture // every fixture, by name
-	byName   map[string]*Fixture
+	opts    Options
+	all     []*Fixture // every fixture, by name
+	byName  map[string]*Fixture
 	orphans []Finding // golden files that belong to no fixture
 	// leftovers are the temp files and backups of interrupted records.
 	leftovers []Finding
