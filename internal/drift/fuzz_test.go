@@ -363,7 +363,11 @@ func toolSites(out []site, arr site, gemini bool) []site {
 		// An entry's members; its declarations are tools.
 		n := 0
 		t.ForEach(func(_, _ gjson.Result) bool { n++; return true })
+		rep := repeated(t)
 		t.ForEach(func(k, m gjson.Result) bool {
+			if rep[k.Str] {
+				return true
+			}
 			ms := site{val: m, key: k, parent: t, hpath: child(slices.Clone(s.hpath), gjson.Escape(k.Str)), entry: true, objectCount: n}
 			out = append(out, ms)
 			if (k.Str == "functionDeclarations" || k.Str == "function_declarations") && m.IsArray() {
@@ -400,7 +404,11 @@ func walkSites(out []site, s site) []site {
 	case s.val.IsObject():
 		n := 0
 		s.val.ForEach(func(_, _ gjson.Result) bool { n++; return true })
+		rep := repeated(s.val)
 		s.val.ForEach(func(k, v gjson.Result) bool {
+			if rep[k.Str] {
+				return true
+			}
 			c := inherit(site{val: v, key: k, parent: s.val, hpath: child(slices.Clone(s.hpath), gjson.Escape(k.Str)), objectCount: n})
 			out = append(out, c)
 			out = walkSites(out, c)
@@ -417,6 +425,19 @@ func walkSites(out []site, s site) []site {
 		})
 	}
 	return out
+}
+
+// repeated returns the keys an object holds more than once. Their members
+// are not mutation sites: a change to an occurrence JSON.parse drops, or
+// the removal of the one it keeps, is not reported where it is made.
+func repeated(obj gjson.Result) map[string]bool {
+	seen, rep := map[string]bool{}, map[string]bool{}
+	obj.ForEach(func(k, _ gjson.Result) bool {
+		rep[k.Str] = rep[k.Str] || seen[k.Str]
+		seen[k.Str] = true
+		return true
+	})
+	return rep
 }
 
 // isNamingKey reports whether a member of a tool can carry its name.
@@ -597,7 +618,7 @@ func mutate(src []byte, s site, f wire.Format, rng *rand.Rand) ([]byte, expectat
 				seen = k.Index == s.key.Index
 				return true
 			})
-			if !nextKey.Exists() || nextKey.Str == s.key.Str || s.top && headerPart(f, nextKey.Str) != "config" {
+			if !nextKey.Exists() || repeated(s.parent)[nextKey.Str] || s.top && headerPart(f, nextKey.Str) != "config" {
 				return nil, expectation{}, false
 			}
 			if s.chatSystem > 0 || nextKey.Str == "role" && strings.HasPrefix(path, "system.") {
