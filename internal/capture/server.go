@@ -205,7 +205,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		fail(e.Format, http.StatusBadRequest, "request %d is past the script: the scenario scripts %d repl%s", n, len(s.replies), plural(len(s.replies), "y", "ies"))
 		return
 	}
-	parts, err := wire.Split(body, e.Format)
+	parts, err := wire.SplitShared(body, e.Format)
 	if err != nil {
 		fail(e.Format, http.StatusBadRequest, "request %d: %v", n, err)
 		return

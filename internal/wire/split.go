@@ -177,6 +177,21 @@ func squeeze(src []byte) ([]byte, []Space) {
 // Split splits a request body of format f into its parts. The body must
 // be a JSON object with no top-level member twice.
 func Split(body []byte, f Format) (*Parts, error) {
+	p, err := SplitShared(body, f)
+	if err != nil {
+		return nil, err
+	}
+	// The parts are views of the body; copy them so the caller may keep
+	// them without it.
+	p.System, p.Tools = bytes.Clone(p.System), bytes.Clone(p.Tools)
+	return p, nil
+}
+
+// SplitShared is [Split] without copying: System and Tools are views of
+// body (of its squeezed copy for a pretty-printed body), valid while body
+// is unchanged. The fake provider keeps every body it captured, so it
+// splits them this way.
+func SplitShared(body []byte, f Format) (*Parts, error) {
 	p := &Parts{Format: f}
 	start, end := 0, len(body)
 	for start < end && isSpace(body[start]) {
@@ -187,70 +202,34 @@ func Split(body []byte, f Format) (*Parts, error) {
 	}
 	p.Prefix, p.Suffix = string(body[:start]), string(body[end:])
 	src := body[start:end]
-	if !gjson.ValidBytes(src) {
+	if len(src) == 0 {
 		return nil, errors.New("the body is not valid JSON")
 	}
-	if len(src) == 0 || src[0] != '{' {
-		return nil, errors.New("the body is not a JSON object")
+	if src[0] != '{' {
+		if gjson.ValidBytes(src) {
+			return nil, errors.New("the body is not a JSON object")
+		}
+		return nil, errors.New("the body is not valid JSON")
+	}
+	// One pass validates the body and finds its members, which is most
+	// of the cost of capturing a request with a large tool list.
+	type member struct{ ks, ke, vs, ve int }
+	var members []member
+	if err := canon.ScanObject(src, func(ks, ke, vs, ve int) { members = append(members, member{ks, ke, vs, ve}) }); err != nil {
+		return nil, fmt.Errorf("the body is not valid JSON: %w", err)
 	}
 	if hasLineBreak(src) {
 		src, p.Spaces = squeeze(src)
-	}
-	type span struct {
-		at, end int
-		with    string
+		members = members[:0]
+		canon.ScanObject(src, func(ks, ke, vs, ve int) { members = append(members, member{ks, ke, vs, ve}) })
 	}
 	var spans []span
 	config := []byte{'{'}
 	seen := map[string]bool{}
-	var err error
-	// canon.Members skips each value without decoding it: the tool list,
-	// most of the body, is crossed at IndexByte speed.
-	canon.Members(src, 0, func(rawKey []byte, vs, vEnd int) bool {
-		key := decodeKey(rawKey)
-		if seen[key] {
-			err = fmt.Errorf("the body has the member %q twice", key)
-			return false
+	for _, m := range members {
+		if err := p.member(f, src, m.ks, m.ke, m.vs, m.ve, seen, &config, &spans); err != nil {
+			return nil, err
 		}
-		seen[key] = true
-		kStart := vs
-		for kStart > 0 && src[kStart-1] != '"' {
-			kStart--
-		}
-		kStart -= len(rawKey) // the key's opening quote
-		switch roleOf(f, key) {
-		case roleConfig:
-			if len(config) > 1 {
-				config = append(config, ',')
-			}
-			config = append(config, src[kStart:vEnd]...)
-			spans = append(spans, span{vs, vEnd, ConfigPlaceholder})
-		case roleSystem:
-			if p.System != nil {
-				err = fmt.Errorf("the body has two system members")
-				return false
-			}
-			p.System = src[vs:vEnd]
-			spans = append(spans, span{vs, vEnd, SystemPlaceholder})
-		case roleTools:
-			p.Tools = src[vs:vEnd]
-			spans = append(spans, span{vs, vEnd, ToolsPlaceholder})
-		case roleOther:
-			if key == "stream" && string(src[vs:vEnd]) == "true" {
-				p.Stream = true
-			}
-			if f == OpenAIChat && key == "messages" && src[vs] == '[' {
-				if first, last := leadingSystem(gjson.Parse(view(src[vs:vEnd]))); last > first {
-					first, last = first+vs, last+vs
-					p.System = append(append([]byte{'['}, src[first:last]...), ']')
-					spans = append(spans, span{first, last, SystemPlaceholder})
-				}
-			}
-		}
-		return true
-	})
-	if err != nil {
-		return nil, err
 	}
 	p.Config = append(config, '}')
 	rest := make([]byte, 0, len(src)-len(p.Tools)-len(p.System)+64)
@@ -261,10 +240,51 @@ func Split(body []byte, f Format) (*Parts, error) {
 		prev = s.end
 	}
 	p.Rest = append(rest, src[prev:]...)
-	// The parts are views of src; copy them so the caller may keep them
-	// without the body.
-	p.System, p.Tools = bytes.Clone(p.System), bytes.Clone(p.Tools)
 	return p, nil
+}
+
+// span is a header value of a body, replaced in the rest by a placeholder.
+type span struct {
+	at, end int
+	with    string
+}
+
+// member sorts one top-level member of a body into its part.
+func (p *Parts) member(f Format, src []byte, kStart, kEnd, vs, vEnd int, seen map[string]bool, config *[]byte, spans *[]span) error {
+	key := decodeKey(src[kStart:kEnd])
+	if seen[key] {
+		return fmt.Errorf("the body has the member %q twice", key)
+	}
+	seen[key] = true
+	switch roleOf(f, key) {
+	case roleConfig:
+		if len(*config) > 1 {
+			*config = append(*config, ',')
+		}
+		*config = append(*config, src[kStart:vEnd]...)
+		*spans = append(*spans, span{vs, vEnd, ConfigPlaceholder})
+	case roleSystem:
+		if p.System != nil {
+			return fmt.Errorf("the body has two system members")
+		}
+		p.System = src[vs:vEnd]
+		*spans = append(*spans, span{vs, vEnd, SystemPlaceholder})
+	case roleTools:
+		p.Tools = src[vs:vEnd]
+		*spans = append(*spans, span{vs, vEnd, ToolsPlaceholder})
+	case roleOther:
+		if key == "stream" && string(src[vs:vEnd]) == "true" {
+			p.Stream = true
+		}
+		if f == OpenAIChat && key == "messages" && src[vs] == '[' {
+			if first, last := leadingSystem(gjson.Parse(view(src[vs:vEnd]))); last > first {
+				first, last = first+vs, last+vs
+				p.System = append(append([]byte{'['}, src[first:last]...), ']')
+				*spans = append(*spans, span{first, last, SystemPlaceholder})
+			}
+		}
+	}
+	return nil
 }
 
 // leadingSystem returns the byte span of the leading system and developer

@@ -1,0 +1,74 @@
+package canon
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+func TestScanObjectMembers(t *testing.T) {
+	src := []byte(` {"a" : 1 , "b\"":[1,{"x":"}"}], "c":{}} `)
+	var got []string
+	err := ScanObject(src, func(ks, ke, vs, ve int) {
+		got = append(got, string(src[ks:ke])+"="+string(src[vs:ve]))
+	})
+	if err != nil || strings.Join(got, " ") != `"a"=1 "b\""=[1,{"x":"}"}] "c"={}` {
+		t.Errorf("ScanObject = %q, %v", got, err)
+	}
+}
+
+// ScanObject accepts exactly the objects encoding/json accepts.
+func TestScanObjectValidity(t *testing.T) {
+	cases := []string{`{}`, `{"a":[]}`, `{"a":-0.5e+3}`, `{"a":"\u00e9\n"}`, `{"a":tru}`, `{"a":01}`, `{"a":1.}`, `{"a":"\x"}`,
+		`{"a":"` + "\x01" + `"}`, `{"a":1,}`, `{"a" 1}`, `{"a":[1,]}`, `{"a":[1 2]}`, `{"a":{"b":1}`, `{"a":1}}`, `[1]`, `"x"`, ``,
+		`{"a":"\ud800"}`, `{"a":nul}`, `{"a":[{},{}],"b":{"c":[true,false,null]}}`, `{"a":1e}`, `{"a":-}`, `{"a":"é"}`, "{\"a\":\"\xff\"}"}
+	for _, c := range cases {
+		want := json.Valid([]byte(c)) && strings.HasPrefix(strings.TrimSpace(c), "{")
+		if c == "{\"a\":\"\xff\"}" {
+			want = true // invalid UTF-8 is left to the provider, as gjson does
+		}
+		got := ScanObject([]byte(c), func(int, int, int, int) {}) == nil
+		if got != want {
+			t.Errorf("ScanObject(%q) valid = %v, want %v", c, got, want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 3000 {
+		doc := `{"k":` + randomJSON(rng, 0) + `}`
+		// Random cuts and byte flips of valid documents.
+		b := []byte(doc)
+		if rng.IntN(2) == 0 {
+			b = b[:rng.IntN(len(b)+1)]
+		} else {
+			flips := "{}[]\",:0a\\ "
+			b[rng.IntN(len(b))] = flips[rng.IntN(len(flips))]
+		}
+		want := json.Valid(b) && gjson.ParseBytes(b).IsObject()
+		if got := ScanObject(b, func(int, int, int, int) {}) == nil; got != want {
+			t.Fatalf("ScanObject(%q) valid = %v, encoding/json says %v", b, got, want)
+		}
+	}
+}
+
+func TestScanObjectDepth(t *testing.T) {
+	deep := `{"a":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`
+	err := ScanObject([]byte(deep), func(int, int, int, int) {})
+	if err == nil || !strings.Contains(err.Error(), "deeper than 10000") {
+		t.Errorf("deep input: %v", err)
+	}
+}
+
+func FuzzScanObject(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"c"}],"d":"\u0041"}`))
+	f.Add([]byte(` {"a" : -0.5e3 } `))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got := ScanObject(b, func(int, int, int, int) {}) == nil
+		want := json.Valid(b) && strings.HasPrefix(strings.TrimLeft(string(b), " \t\r\n"), "{")
+		if got != want {
+			t.Fatalf("ScanObject(%q) valid = %v, encoding/json says %v", b, got, want)
+		}
+	})
+}
