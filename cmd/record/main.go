@@ -6,8 +6,9 @@
 //	go run ./cmd/record -run '^x$' -o F  write one fixture's full log to F
 //
 // Every fixture is validated before the first write, and the files are
-// written as one transaction: a failure leaves every old file intact. It
-// refuses to write golden files when CI is set, unless -force.
+// written as one transaction under a lock on the golden directory: a
+// failure or an interrupt leaves every old file intact. It refuses to
+// write golden files when CI is set, unless -force.
 package main
 
 import (
@@ -17,11 +18,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
-	"strings"
-	"syscall"
 
 	"github.com/headergold/headergold/harness"
 	"github.com/headergold/headergold/internal/cliflags"
@@ -46,7 +44,11 @@ for pinned fixtures, golden/NAME.system.md and golden/NAME.tools.json. Each
 file is reported as created, changed or unchanged. All fixtures are
 validated and checked (rebuild, permutation, uniformity) before anything is
 written; then every file is written to a temp file, synced and renamed, and
-a failure at any point restores the old files.
+a failure at any point restores the old files. The golden directory is
+locked (flock) while record writes: a second record waits up to 10s, then
+gives up. SIGINT or SIGTERM stops record before it writes, or rolls back
+the write under way. Temp files and backups are dot files; those a killed
+record left are reported by replay and removed by the next record.
 
 A captured scenario (a fixture with "agent") runs its agent against a fake
 provider on 127.0.0.1; its repeat pass (the fixture's "runs", default 4)
@@ -75,10 +77,15 @@ Examples:
                                               serve an agent started elsewhere
 
 With CI set (to anything but false or 0) it refuses to write golden files
-unless -force; -check and -o work anywhere.
+unless -force; -check and -o work anywhere. -o refuses any path inside the
+fixtures or golden directory (symlinks resolved) or that is one of their
+files under another name.
+
+Only regular files are read, each up to -max-file-size (default 64MiB).
 
 Exit status: 0 done, 1 -check found changes or a fixture failed its checks,
-2 usage error or refused under CI, 125 invalid fixture or I/O error.
+2 usage error or refused under CI, 125 invalid fixture or I/O error,
+130 or 143 interrupted by SIGINT or SIGTERM (nothing written).
 
 Flags:
 `
@@ -145,9 +152,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer release()
-	// An interrupt stops the agents; their scenarios fail, so nothing is
-	// written.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// An interrupt stops the agents, so nothing is written, or rolls back
+	// the write under way; record then exits 128+signal.
+	ctx, stop := interruptible(context.Background())
 	defer stop()
 	opts.Context = ctx
 	suite, err := harness.Load(opts)
@@ -164,13 +171,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if outFile != "" {
-		if inside(outFile, opts.Golden) {
-			fmt.Fprintf(stderr, "record: -o %s is inside the golden directory %s; -o writes a full log for comparison and never touches golden files\n", outFile, opts.Golden)
+		if err := suite.CheckOutput(outFile); err != nil {
+			fmt.Fprintf(stderr, "record: -o %v\n", err)
 			return exitUsage
 		}
-		return writeLog(suite, outFile, stdout, stderr)
+		return writeLog(ctx, suite, outFile, stdout, stderr)
 	}
 	changes, failed, err := suite.Record(harness.RecordOptions{DryRun: check, Prune: prune})
+	if code, ok := interruptedStatus(ctx, err); ok {
+		fmt.Fprintf(stderr, "record: %v\n", err)
+		return code
+	}
 	for _, r := range failed {
 		for _, f := range r.Failures {
 			fmt.Fprintf(stderr, "%s: %s\n", r.Fixture, f)
@@ -209,15 +220,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if prune {
 		fmt.Fprintf(stdout, ", %d removed", counts[harness.Removed])
 	}
+	if n := counts[harness.Cleaned]; n > 0 {
+		fmt.Fprintf(stdout, ", %d left by an interrupted record", n)
+	}
 	fmt.Fprintln(stdout)
-	if check && counts[harness.Created]+counts[harness.Changed]+counts[harness.Removed] > 0 {
+	if check && counts[harness.Created]+counts[harness.Changed]+counts[harness.Removed]+counts[harness.Cleaned] > 0 {
 		return exitChanges
 	}
 	return exitOK
 }
 
 // writeLog writes the full log of the single selected fixture.
-func writeLog(suite *harness.Suite, file string, stdout, stderr io.Writer) int {
+func writeLog(ctx context.Context, suite *harness.Suite, file string, stdout, stderr io.Writer) int {
 	selected := suite.Fixtures()
 	if len(selected) != 1 {
 		names := make([]string, len(selected))
@@ -228,6 +242,10 @@ func writeLog(suite *harness.Suite, file string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	out, res := suite.Check(selected[0])
+	if code, ok := interruptedStatus(ctx, ctx.Err()); ok {
+		fmt.Fprintf(stderr, "record: interrupted before anything was written: %v\n", context.Cause(ctx))
+		return code
+	}
 	if out == nil {
 		for _, f := range res.Failures {
 			fmt.Fprintf(stderr, "%s: %s\n", res.Fixture, f)
@@ -240,7 +258,11 @@ func writeLog(suite *harness.Suite, file string, stdout, stderr io.Writer) int {
 	}
 	abs, err := filepath.Abs(file)
 	if err == nil {
-		err = harness.WriteFiles([]harness.FileWrite{{Path: abs, Data: out.Log}})
+		err = harness.WriteFilesContext(ctx, []harness.FileWrite{{Path: abs, Data: out.Log}})
+	}
+	if code, ok := interruptedStatus(ctx, err); ok {
+		fmt.Fprintf(stderr, "record: %v\n", err)
+		return code
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "record: %v\n", err)
@@ -248,15 +270,4 @@ func writeLog(suite *harness.Suite, file string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "wrote %s (full log of %s, %d bytes)\n", file, res.Fixture, len(out.Log))
 	return exitOK
-}
-
-// inside reports whether file would land in dir.
-func inside(file, dir string) bool {
-	f, err1 := filepath.Abs(file)
-	d, err2 := filepath.Abs(dir)
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	rel, err := filepath.Rel(d, f)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
