@@ -35,16 +35,26 @@ const (
 // line writes one event line; members are added in call order, which is
 // the fixed order documented on the package.
 type line struct {
-	b []byte
-	n int
+	b    []byte
+	n    int
+	typ  string
+	vals []member // where each member's value is in b
+	mem  [8]member
 	// hdr, when set, is the value of the member header opened at hs: it
 	// is not copied into b but logged beside it (see Log.appendHeader).
 	hdr *assembler.Header
 	hs  int
 }
 
+// member is where the value of member key is in a line.
+type member struct {
+	key        string
+	start, end int
+}
+
 func newLine(typ string) *line {
-	l := &line{b: make([]byte, 0, 128)}
+	l := &line{b: make([]byte, 0, 128), typ: typ}
+	l.vals = l.mem[:0]
 	l.b = append(l.b, `{"type":`...)
 	l.b = canon.AppendString(l.b, typ)
 	l.b = append(l.b, `,"data":{`...)
@@ -58,17 +68,34 @@ func (l *line) key(k string) {
 	l.n++
 	l.b = canon.AppendString(l.b, k)
 	l.b = append(l.b, ':')
+	l.vals = append(l.vals, member{key: k, start: len(l.b)})
+}
+
+// done marks the end of the value just written.
+func (l *line) done() { l.vals[len(l.vals)-1].end = len(l.b) }
+
+// value returns the raw JSON of member k's value in b (the line's bytes),
+// or "" when the line has no member k.
+func (l *line) value(b []byte, k string) string {
+	for _, m := range l.vals {
+		if m.key == k {
+			return view(b[m.start:m.end])
+		}
+	}
+	return ""
 }
 
 func (l *line) int(k string, v int) *line {
 	l.key(k)
 	l.b = canon.AppendInt(l.b, int64(v))
+	l.done()
 	return l
 }
 
 func (l *line) str(k, v string) *line {
 	l.key(k)
 	l.b = canon.AppendString(l.b, v)
+	l.done()
 	return l
 }
 
@@ -76,6 +103,7 @@ func (l *line) str(k, v string) *line {
 func (l *line) raw(k string, v []byte) *line {
 	l.key(k)
 	l.b = append(l.b, v...)
+	l.done()
 	return l
 }
 
@@ -97,6 +125,7 @@ func (l *line) strs(k string, vs []string) *line {
 		l.b = canon.AppendString(l.b, v)
 	}
 	l.b = append(l.b, ']')
+	l.done()
 	return l
 }
 
@@ -104,6 +133,7 @@ func (l *line) flag(k string, v bool) *line {
 	if v {
 		l.key(k)
 		l.b = append(l.b, "true"...)
+		l.done()
 	}
 	return l
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -140,6 +141,14 @@ func (l *Log) AppendReplacingHeaders(dst []byte, replace func(h *assembler.Heade
 	if l.parsed {
 		return dst, false
 	}
+	// Room for the log without its headers, and for short replacements.
+	size := l.size
+	for _, c := range l.chunks {
+		if c.header != nil {
+			size += 64 - len(c.b)
+		}
+	}
+	dst = slices.Grow(dst, size)
 	for _, c := range l.chunks {
 		if c.header != nil {
 			dst = append(dst, replace(c.header)...)

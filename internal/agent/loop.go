@@ -63,8 +63,12 @@ type Agent struct {
 	// force: the assembler returns the same *Header while nothing changed,
 	// so an unchanged header is recognised without reading its bytes.
 	inForce *assembler.Header
-	policy  string
-	ledger  *ledger // tool calls completed so far in the session
+	// deps are the dependencies of depsOf, the last header a batch ran
+	// under: copied once per header rather than once per step.
+	deps   assembler.Deps
+	depsOf *assembler.Header
+	policy string
+	ledger *ledger // tool calls completed so far in the session
 }
 
 // New builds the system-prompt service from cfg and an agent around it.
@@ -137,8 +141,17 @@ func (a *Agent) emit(l *line) {
 		return
 	}
 	a.log.append(b)
-	// The line was just written by this package; Apply cannot fail on it.
-	_ = a.proj.Apply(b)
+	// The loop has the members at hand where it wrote them: it projects
+	// them without parsing the line (the rebuild check parses the log and
+	// holds the two to the same request bytes).
+	switch l.typ {
+	case TypeUserMessage:
+		a.proj.user(l.value(b, "content"))
+	case TypeAssistantMessage:
+		a.proj.assistant(l.value(b, "text"), l.value(b, "toolCalls"))
+	case TypeToolResult:
+		a.proj.toolResult(l.value(b, "callId"), l.value(b, "output"), l.value(b, "error") == "true")
+	}
 }
 
 // RunTurn runs one turn for the user's input. A failed turn is logged
@@ -243,7 +256,10 @@ func (a *Agent) runBatch(ctx context.Context, turn, step int, calls []ToolCall, 
 		a.emit(stepLine(TypeToolResult, turn, step).str("callId", c.ID).str("name", c.Name).
 			str("output", out).flag("error", isError).flag("replayed", replayed))
 	}
-	deps := h.Deps()
+	if h != a.depsOf {
+		a.deps, a.depsOf = h.Deps(), h
+	}
+	deps := a.deps
 	names := make([]string, len(calls))
 	for i, c := range calls {
 		names[i] = c.Name

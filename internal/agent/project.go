@@ -37,11 +37,16 @@ type Projector struct {
 // touches it but lacks a member the request needs is an error.
 func (p *Projector) Apply(line []byte) error {
 	line = bytes.TrimSuffix(line, []byte("\n"))
-	s := view(line)
 	// The type is read on its own first, and every member by its own
 	// path: a request/header line holds the whole header, which a parse of
 	// the whole line would copy and scan past twice.
-	switch typ := gjson.Get(s, "type").String(); typ {
+	return p.apply(gjson.Get(view(line), "type").String(), line)
+}
+
+// apply is Apply of a line without its newline whose type was read.
+func (p *Projector) apply(typ string, line []byte) error {
+	s := view(line)
+	switch typ {
 	case TypeRequestHeader:
 		h := gjson.Get(s, "data.header")
 		if !h.IsObject() {
@@ -59,34 +64,50 @@ func (p *Projector) Apply(line []byte) error {
 		if c.Type != gjson.String {
 			return fmt.Errorf("%s event without a string content", typ)
 		}
-		p.message(`{"role":"user","content":`, c.Raw, `}`)
+		p.user(c.Raw)
 	case TypeAssistantMessage:
-		p.open(`{"role":"assistant"`)
-		if t := gjson.Get(s, "data.text"); t.Exists() {
-			p.messages = append(p.messages, `,"content":`...)
-			p.messages = append(p.messages, t.Raw...)
-		}
-		if c := gjson.Get(s, "data.toolCalls"); c.Exists() {
-			p.messages = append(p.messages, `,"toolCalls":`...)
-			p.messages = append(p.messages, c.Raw...)
-		}
-		p.messages = append(p.messages, '}')
+		p.assistant(gjson.Get(s, "data.text").Raw, gjson.Get(s, "data.toolCalls").Raw)
 	case TypeToolResult:
 		data := gjson.Get(s, "data")
 		id, out := data.Get("callId"), data.Get("output")
 		if id.Type != gjson.String || out.Type != gjson.String {
 			return fmt.Errorf("%s event without a string callId and output", typ)
 		}
-		p.open(`{"role":"tool","callId":`)
-		p.messages = append(p.messages, id.Raw...)
-		p.messages = append(p.messages, `,"content":`...)
-		p.messages = append(p.messages, out.Raw...)
-		if data.Get("error").Bool() {
-			p.messages = append(p.messages, `,"isError":true`...)
-		}
-		p.messages = append(p.messages, '}')
+		p.toolResult(id.Raw, out.Raw, data.Get("error").Bool())
 	}
 	return nil
+}
+
+// user, assistant and toolResult append one message, given the raw JSON
+// of the event's members ("" for an absent one). They are the projection
+// rule for messages, used by Apply and by the loop, which has the members
+// at hand in the line it writes.
+func (p *Projector) user(content string) {
+	p.message(`{"role":"user","content":`, content, `}`)
+}
+
+func (p *Projector) assistant(text, calls string) {
+	p.open(`{"role":"assistant"`)
+	if text != "" {
+		p.messages = append(p.messages, `,"content":`...)
+		p.messages = append(p.messages, text...)
+	}
+	if calls != "" {
+		p.messages = append(p.messages, `,"toolCalls":`...)
+		p.messages = append(p.messages, calls...)
+	}
+	p.messages = append(p.messages, '}')
+}
+
+func (p *Projector) toolResult(id, out string, isError bool) {
+	p.open(`{"role":"tool","callId":`)
+	p.messages = append(p.messages, id...)
+	p.messages = append(p.messages, `,"content":`...)
+	p.messages = append(p.messages, out...)
+	if isError {
+		p.messages = append(p.messages, `,"isError":true`...)
+	}
+	p.messages = append(p.messages, '}')
 }
 
 // view returns b as a string without copying it. The string must not
@@ -217,7 +238,7 @@ func checkRebuild(log []byte, n int, equal func(k int, want *Request) bool, got 
 	}
 	err := forEachLine(log, func(line int, text []byte) error {
 		lines = line
-		typ := gjson.GetBytes(text, "type").String()
+		typ := gjson.Get(view(text), "type").String()
 		if pending && (typ == TypeAssistantMessage || typ == TypeStepEnd) {
 			if err := check(line); err != nil {
 				return err
@@ -227,7 +248,7 @@ func checkRebuild(log []byte, n int, equal func(k int, want *Request) bool, got 
 			step++
 			pending = true
 		}
-		return p.Apply(text)
+		return p.apply(typ, text)
 	})
 	if err != nil {
 		return err
