@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,6 +34,14 @@ func timed(d *time.Duration, f func()) {
 // reading costs about a microsecond, as much as a small fixture's golden
 // file read, so it is spread over several runs.
 const batch = 8
+
+// cpuOnce runs f once and adds the process CPU time it took to *d, for
+// functions that take milliseconds.
+func cpuOnce(d *time.Duration, f func()) {
+	start := cpuTime()
+	f()
+	*d += cpuTime() - start
+}
 
 // cpuTimed runs f batch times and adds the process CPU time it took to *d.
 func cpuTimed(d *time.Duration, f func()) {
@@ -108,14 +118,15 @@ func goldieAssert(b *testing.B, s *Suite, f *Fixture, out *Outputs) func() {
 }
 
 // reportRatios reports, for each part, its total time over the baseline's
-// total ("PART/goldie") and, with worst set, the largest ratio of one
-// fixture ("PART/goldie-worst").
-func reportRatios(b *testing.B, base []time.Duration, parts map[string][]time.Duration, worst ...string) {
+// total ("PART/goldie"), and for the parts in perFixture also the median
+// and the largest ratio of one fixture ("PART/goldie-median",
+// "PART/goldie-worst").
+func reportRatios(b *testing.B, base []time.Duration, parts map[string][]time.Duration, perFixture ...string) {
 	var total time.Duration
 	for _, d := range base {
 		total += d
 	}
-	b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "goldie-ns/op")
+	b.ReportMetric(float64(total.Nanoseconds())/float64(b.N*batch), "goldie-ns/op")
 	for name, ds := range parts {
 		var sum time.Duration
 		for _, d := range ds {
@@ -123,12 +134,28 @@ func reportRatios(b *testing.B, base []time.Duration, parts map[string][]time.Du
 		}
 		b.ReportMetric(float64(sum)/float64(total), name+"/goldie")
 	}
-	for _, name := range worst {
-		w := 0.0
+	for _, name := range perFixture {
+		ratios := make([]float64, len(base))
 		for i, d := range parts[name] {
-			w = max(w, float64(d)/float64(base[i]))
+			ratios[i] = float64(d) / float64(base[i])
 		}
-		b.ReportMetric(w, name+"/goldie-worst")
+		slices.Sort(ratios)
+		b.ReportMetric(ratios[len(ratios)/2], name+"/goldie-median")
+		b.ReportMetric(ratios[len(ratios)-1], name+"/goldie-worst")
+	}
+}
+
+// logPerFixture prints each fixture's ratios, with -test.v.
+func logPerFixture(fixtures []*benchFixture, base []time.Duration, names []string, parts map[string][]time.Duration) {
+	if !testing.Verbose() {
+		return
+	}
+	for i, fx := range fixtures {
+		line := fmt.Sprintf("%-20s goldie %6.1fµs/assert", fx.f.Name, float64(base[i].Nanoseconds())/float64(batch))
+		for _, n := range names {
+			line += fmt.Sprintf("  %s %.2fx", n, float64(parts[n][i])/float64(base[i]))
+		}
+		fmt.Println(line)
 	}
 }
 
@@ -151,10 +178,9 @@ func BenchmarkCompareLayer(b *testing.B) {
 			})
 		}
 	}
-	reportRatios(b, base, map[string][]time.Duration{"compare": compare}, "compare")
-	for i, fx := range fixtures {
-		fmt.Printf("%-20s goldie %6.1fµs  compare %.2fx\n", fx.f.Name, float64(base[i].Nanoseconds())/float64(b.N)/1e3, float64(compare[i])/float64(base[i]))
-	}
+	parts := map[string][]time.Duration{"compare": compare}
+	reportRatios(b, base, parts, "compare")
+	logPerFixture(fixtures, base, []string{"compare"}, parts)
 }
 
 // BenchmarkReplayParts measures a whole replay at -shuffle 0 of every
@@ -216,6 +242,13 @@ func BenchmarkReplayParts(b *testing.B) {
 					}
 				},
 			}
+			// Collect what the parts before left, outside the timing, so
+			// that the collector's work (in the process CPU time) does not
+			// land in the cheap baseline; each part then pays mostly for its
+			// own garbage. A collection leaves the caches cold: one untimed
+			// Assert warms them again, as the parts find them.
+			runtime.GC()
+			fx.goldie()
 			cpuTimed(&base[i], fx.goldie)
 			for _, n := range names {
 				cpuTimed(&parts[n][i], steps[n])
@@ -223,13 +256,7 @@ func BenchmarkReplayParts(b *testing.B) {
 		}
 	}
 	reportRatios(b, base, parts, "replay")
-	for i, fx := range fixtures {
-		line := fmt.Sprintf("%-20s goldie %6.1fµs", fx.f.Name, float64(base[i].Nanoseconds())/float64(b.N)/1e3)
-		for _, n := range names {
-			line += fmt.Sprintf("  %s %.1fx", n, float64(parts[n][i])/float64(base[i]))
-		}
-		fmt.Println(line)
-	}
+	logPerFixture(fixtures, base, names, parts)
 }
 
 // BenchmarkPermutationPass measures what the permutation pass costs, for
@@ -373,11 +400,10 @@ func BenchmarkLargeReplay(b *testing.B) {
 	replay(hundred)
 	var t1, t100 time.Duration
 	for b.Loop() {
-		start := cpuTime()
-		replay(one)
-		mid := cpuTime()
-		replay(hundred)
-		t1, t100 = t1+mid-start, t100+cpuTime()-mid
+		runtime.GC() // each pays for its own garbage, not the other's
+		cpuOnce(&t1, func() { replay(one) })
+		runtime.GC()
+		cpuOnce(&t100, func() { replay(hundred) })
 	}
 	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 / float64(b.N) }
 	b.ReportMetric(ms(t1), "1step-cpu-ms/op")
