@@ -143,16 +143,32 @@ func Load(opts Options) (*Suite, error) {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	for _, name := range names {
+	// With Run, only the selected fixtures and those they extend are
+	// loaded and guarded: a commit that breaks or deletes an unrelated
+	// fixture must not fail a bisect of this one.
+	for len(names) > 0 {
+		name := names[0]
+		names = names[1:]
+		if s.byName[name] != nil || (opts.Run != nil && !opts.Run.MatchString(name) && !s.extended(name)) {
+			continue
+		}
 		f, err := loadChain(dir, name, nil, opts.maxFileSize())
 		if err != nil {
 			return nil, err
 		}
 		s.all = append(s.all, f)
 		s.byName[name] = f
+		if f.Extends != "" && s.byName[f.Extends] == nil {
+			names = append([]string{f.Extends}, names...)
+		}
 	}
-	if err := checkReached(s.all); err != nil {
-		return nil, err
+	slices.SortFunc(s.all, func(a, b *Fixture) int { return strings.Compare(a.Name, b.Name) })
+	if opts.Run == nil {
+		// Whether a late registration is reached needs every fixture
+		// that extends its fixture.
+		if err := checkReached(s.all); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.scanGolden(); err != nil {
 		return nil, err
@@ -161,6 +177,16 @@ func Load(opts Options) (*Suite, error) {
 		return nil, fmt.Errorf("golden: %w", err)
 	}
 	return s, nil
+}
+
+// extended reports whether a loaded fixture extends name.
+func (s *Suite) extended(name string) bool {
+	for _, f := range s.all {
+		if f.Extends == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Seed returns the base seed of the permutation pass.
@@ -227,7 +253,7 @@ func (s *Suite) scanGolden() error {
 		if kind == "" || e.IsDir() {
 			continue
 		}
-		if s.byName[name] == nil {
+		if s.byName[name] == nil && (s.opts.Run == nil || s.opts.Run.MatchString(name)) {
 			s.orphans = append(s.orphans, Finding{
 				File: filepath.Join(s.opts.goldenDir(), e.Name()),
 				Msg:  fmt.Sprintf("%s with no fixture %s; delete it or run record -prune", kind, filepath.Join(s.opts.fixturesDir(), name+".json")),
