@@ -1,6 +1,9 @@
 package canon
 
-import "errors"
+import (
+	"encoding/binary"
+	"errors"
+)
 
 // MaxDepth is the deepest nesting the scanners accept.
 const maxScanDepth = 10000
@@ -97,6 +100,11 @@ func (s *scanner) str() bool {
 	src := s.src
 	i := s.i + 1
 	for {
+		// Eight bytes at a time while none of them is a quote, a
+		// backslash or a control character: tool descriptions are long.
+		for i+8 <= len(src) && !special8(binary.LittleEndian.Uint64(src[i:])) {
+			i += 8
+		}
 		for i < len(src) && strPlain[src[i]] {
 			i++
 		}
@@ -268,4 +276,13 @@ func (s *scanner) num() bool {
 	}
 	s.i = i
 	return true
+}
+
+// special8 reports whether any byte of x is '"', '\\' or below 0x20, with
+// the usual bit tricks for "has a zero byte" and "has a byte less than n".
+func special8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	less := (x - ones*0x20) & ^x & highs
+	return zero(x^(ones*'"'))|zero(x^(ones*'\\'))|less != 0
 }

@@ -72,3 +72,20 @@ func FuzzScanObject(f *testing.F) {
 		}
 	})
 }
+
+func TestSpecial8(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		want := c == '"' || c == '\\' || c < 0x20
+		for pos := range 8 {
+			b := []byte("abcdefgh")
+			b[pos] = byte(c)
+			x := uint64(0)
+			for i := 7; i >= 0; i-- {
+				x = x<<8 | uint64(b[i])
+			}
+			if got := special8(x); got != want {
+				t.Fatalf("special8 with %#x at %d = %v, want %v", c, pos, got, want)
+			}
+		}
+	}
+}

@@ -177,9 +177,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		fail(e.Format, http.StatusMethodNotAllowed, "method %s; the fake provider serves POST", r.Method)
 		return
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0)+1, MaxBody+1)))
-	_, err := buf.ReadFrom(io.LimitReader(r.Body, MaxBody+1))
-	body := buf.Bytes()
+	body, err := readBody(r)
 	if err != nil {
 		fail(e.Format, http.StatusBadRequest, "reading the body: %v", err)
 		return
@@ -377,4 +375,18 @@ func upstreamMessage(body []byte) string {
 // redactURL rewrites the full upstream URL in an error as shown.
 func redactURL(err error, target, shown string) string {
 	return strings.ReplaceAll(err.Error(), target, shown)
+}
+
+// readBody reads a request body of at most MaxBody+1 bytes (one more
+// than allowed tells a body that is too large), into a buffer of the
+// announced length when there is one.
+func readBody(r *http.Request) ([]byte, error) {
+	if n := r.ContentLength; n >= 0 && n <= MaxBody {
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r.Body, body); err != nil {
+			return nil, err
+		}
+		return body, nil
+	}
+	return io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
 }
