@@ -156,10 +156,19 @@ func (s *Suite) context() context.Context {
 	return context.Background()
 }
 
-// interrupted is the error of a record stopped by its context.
+// interrupted is the error of a record stopped by its context: it wraps
+// both the context's error and its cause (a signal, say).
 func interrupted(ctx context.Context, what string) error {
-	return fmt.Errorf("interrupted %s: %w", what, context.Cause(ctx))
+	return &interruptError{what: what, err: ctx.Err(), cause: context.Cause(ctx)}
 }
+
+type interruptError struct {
+	what       string
+	err, cause error
+}
+
+func (e *interruptError) Error() string   { return "interrupted " + e.what + ": " + e.cause.Error() }
+func (e *interruptError) Unwrap() []error { return []error{e.err, e.cause} }
 
 // FileWrite is one file to write, or with Remove set, to delete.
 type FileWrite struct {

@@ -26,7 +26,11 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	// SIGINT and SIGTERM are caught from here until the process exits:
+	// they stop record, or roll back its write, and once the last file is
+	// in place they no longer change the outcome or the exit status.
+	ctx, _ := interruptible(context.Background())
+	os.Exit(runContext(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // Exit statuses.
@@ -90,7 +94,18 @@ Exit status: 0 done, 1 -check found changes or a fixture failed its checks,
 Flags:
 `
 
+// run is record in this process: an interrupt while it runs is caught,
+// as by the command.
 func run(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := interruptible(context.Background())
+	defer stop()
+	return runContext(ctx, args, stdout, stderr)
+}
+
+// runContext runs record with args; cancelling ctx with a [signalCause]
+// stops it before it writes, or rolls its write back, and makes it exit
+// 128+signal.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("record", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -154,8 +169,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer release()
 	// An interrupt stops the agents, so nothing is written, or rolls back
 	// the write under way; record then exits 128+signal.
-	ctx, stop := interruptible(context.Background())
-	defer stop()
 	opts.Context = ctx
 	suite, err := harness.Load(opts)
 	if err != nil {

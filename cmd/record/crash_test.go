@@ -1,0 +1,511 @@
+//go:build darwin || dragonfly || freebsd || linux || netbsd || openbsd
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/headergold/headergold/harness"
+)
+
+// crashSuite is a directory of about 50 fixtures whose content changes
+// with each version, its golden directory, and a record binary built
+// from this package, so the runs killed are the command itself (not
+// slowed down when the tests run with -race).
+type crashSuite struct {
+	fixtures, golden string
+	bin              string
+}
+
+const crashFixtures = 50
+
+func newCrashSuite(t *testing.T) *crashSuite {
+	t.Helper()
+	dir := t.TempDir()
+	s := &crashSuite{fixtures: filepath.Join(dir, "fixtures"), golden: filepath.Join(dir, "golden"), bin: filepath.Join(dir, "record")}
+	if err := os.Mkdir(s.fixtures, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	build := exec.Command(goTool, "build", "-o", s.bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return s
+}
+
+// write puts version v of the fixtures in place: every golden log
+// changes, sizes vary, and a few fixtures are absent in each version, so
+// record -prune removes their golden logs in the same transaction.
+func (s *crashSuite) write(t *testing.T, v int) {
+	t.Helper()
+	for i := range crashFixtures {
+		path := filepath.Join(s.fixtures, fmt.Sprintf("f%02d.json", i))
+		if i > 0 && (i*7+v)%11 == 0 {
+			os.Remove(path)
+			continue
+		}
+		var turns []string
+		for k := range 1 + (i+v)%3 {
+			turns = append(turns, fmt.Sprintf(`{"user": "question %d of version %d", "replies": [
+    {"toolCalls": [{"id": "c%d", "name": "read_file", "arguments": {"path": "f%d-%d.txt"}}]},
+    {"text": "answer %d of version %d: %s"}], "toolResults": {"c%d": "contents %d"}}`,
+				k, v, k, i, k, k, v, strings.Repeat("x", (i*13+v*7)%200), k, v))
+		}
+		body := fmt.Sprintf(`{"description": "crash-safety fixture %d", "pin": %v,
+  "config": {"persona": "You are fixture %d, version %d.", "model": "m-%d"},
+  "plugins": [{"name": "fs", "tools": [
+    {"name": "read_file", "description": "Read a file (v%d).", "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}},
+    {"name": "list_dir", "description": "List a directory."}]}],
+  "turns": [%s]}
+`, i, i == 0, i, v, v%4, v, strings.Join(turns, ",\n  "))
+		writeFile(t, path, body)
+	}
+}
+
+// state maps each file of dir to its bytes.
+func state(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = string(b)
+	}
+	return out
+}
+
+// leftovers lists the dot files of a record (temp files and backups) in
+// a state.
+func leftovers(st map[string]string) []string {
+	var out []string
+	for name := range st {
+		if strings.HasPrefix(name, ".") {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// recordArgs are the arguments of every record of the suite.
+func (s *crashSuite) recordArgs() []string {
+	return []string{"-fixtures", s.fixtures, "-golden", s.golden, "-prune"}
+}
+
+// complete runs record to the end and fails unless it succeeds.
+func (s *crashSuite) complete(t *testing.T, extra ...string) {
+	t.Helper()
+	cmd := exec.Command(s.bin, append(s.recordArgs(), extra...)...)
+	cmd.Env = append(os.Environ(), "CI=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("record %s: %v\n%s", strings.Join(extra, " "), err, out)
+	}
+}
+
+// child is a record process of the suite.
+type child struct {
+	cmd    *exec.Cmd
+	stderr lockedBuffer
+	done   chan struct{}
+}
+
+// lockedBuffer is a bytes.Buffer the child's output goroutine writes
+// while the test may read it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// start starts record as a child process; the test's cleanup kills it if
+// it is still running.
+func (s *crashSuite) start(t *testing.T) *child {
+	t.Helper()
+	c := &child{cmd: exec.Command(s.bin, s.recordArgs()...), done: make(chan struct{})}
+	c.cmd.Env = append(os.Environ(), "CI=")
+	c.cmd.Stderr = &c.stderr
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		c.cmd.Wait()
+		close(c.done)
+	}()
+	t.Cleanup(func() {
+		c.cmd.Process.Kill()
+		<-c.done
+	})
+	return c
+}
+
+// exited reports whether the child has exited.
+func (c *child) exited() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// waitForLock returns once the child holds the golden directory's lock,
+// that is, once its write transaction has begun; false when the child
+// exits first. A child that does neither within 10s fails the test.
+func (s *crashSuite) waitForLock(t *testing.T, c *child) bool {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	d, err := os.Open(s.golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for !c.exited() && time.Now().Before(deadline) {
+		err := syscall.Flock(int(d.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return true
+		}
+		if err == nil {
+			syscall.Flock(int(d.Fd()), syscall.LOCK_UN)
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+	if !c.exited() {
+		t.Fatalf("record neither took the lock on %s nor exited in 10s\n%s", s.golden, c.stderr.String())
+	}
+	return false
+}
+
+// spin waits d without sleeping, which would round a fraction of a
+// millisecond up.
+func spin(d time.Duration) {
+	for start := time.Now(); time.Since(start) < d; {
+	}
+}
+
+// waitForBackup returns once the golden directory holds a backup, which
+// record makes just before it renames a file into place, or when the
+// child exits or deadline passes.
+func (s *crashSuite) waitForBackup(c *child, deadline time.Time) {
+	for !c.exited() && time.Now().Before(deadline) {
+		entries, _ := os.ReadDir(s.golden)
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".headergold-old") {
+				return
+			}
+		}
+	}
+}
+
+// crashSeed returns the seed of the random points: HEADERGOLD_SEED when
+// set, else a fixed one, so a failure replays.
+func crashSeed(t *testing.T) uint64 {
+	t.Helper()
+	if v := os.Getenv("HEADERGOLD_SEED"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("HEADERGOLD_SEED=%q: %v", v, err)
+		}
+		return n
+	}
+	return 1
+}
+
+// window estimates how long record holds the lock on a run that changes
+// every golden file: the median of the last spans observed, from the
+// lock taken to the exit, on runs that were not stopped. The machine's
+// load changes it, so it is observed all along.
+type window struct{ spans []time.Duration }
+
+func (w *window) observe(d time.Duration) {
+	w.spans = append(w.spans, d)
+	if len(w.spans) > 5 {
+		w.spans = w.spans[1:]
+	}
+}
+
+func (w *window) get() time.Duration {
+	s := slices.Sorted(slices.Values(w.spans))
+	return s[len(s)/2]
+}
+
+// calibrate observes three runs that change every file (versions 1000
+// and up), then records version v.
+func (s *crashSuite) calibrate(t *testing.T, v int) *window {
+	t.Helper()
+	w := &window{}
+	for k := 0; len(w.spans) < 3; k++ {
+		if k == 10 {
+			t.Fatalf("record was never seen holding the lock on %s", s.golden)
+		}
+		s.write(t, 1000+k)
+		c := s.start(t)
+		seen := s.waitForLock(t, c)
+		start := time.Now()
+		<-c.done
+		if !c.cmd.ProcessState.Success() {
+			t.Fatalf("record: %v\n%s", c.cmd.ProcessState, c.stderr.String())
+		}
+		if seen {
+			w.observe(time.Since(start))
+		}
+	}
+	s.write(t, v)
+	s.complete(t)
+	return w
+}
+
+// TestCrashSafety kills record with SIGKILL at random points of its write
+// window, at least 50 times, each time over a suite of 50 fixtures that
+// all changed: every golden file is then byte for byte its old or its
+// new version, every other file in the golden directory is a leftover
+// (a dot file) that replay reports, and the next record leaves none.
+func TestCrashSafety(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	t.Setenv("CI", "")
+	const wantKills = 50
+	budget := time.Now().Add(40 * time.Second)
+	seed := crashSeed(t)
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	s := newCrashSuite(t)
+	s.write(t, 0)
+	s.complete(t)
+	win := s.calibrate(t, 1)
+	kills, missed, mixed, withLeftovers := 0, 0, 0, 0
+	for v := 2; kills < wantKills; v++ {
+		if time.Now().After(budget) {
+			t.Fatalf("only %d kills in the write window in the time allowed (window %s, %d missed; seed %d)", kills, win.get(), missed, seed)
+		}
+		s.write(t, v)
+		old := state(t, s.golden)
+		c := s.start(t)
+		// The kill points reach a little past the window, so its tail
+		// (backups removed, lock released) is hit too. On a loaded machine
+		// the probe may not run during the whole window; the run then
+		// counts as missed, and is checked all the same.
+		// Every eighth run is not killed: its span keeps the window
+		// estimate current. Of the others, half are killed at a random
+		// point of the whole window, half within a millisecond of the
+		// first backup, that is among the renames (which take about that
+		// long), where a kill leaves some files old and some new.
+		delay := time.Duration(rng.Int64N(int64(win.get())*5/4 + 1))
+		observe, amongRenames := v%8 == 0, v%2 == 1
+		if amongRenames {
+			delay = time.Duration(rng.Int64N(int64(time.Millisecond)))
+		}
+		seen := s.waitForLock(t, c)
+		start := time.Now()
+		if seen && !observe {
+			if amongRenames {
+				s.waitForBackup(c, time.Now().Add(10*time.Second))
+				spin(delay)
+			} else {
+				time.Sleep(delay)
+			}
+			c.cmd.Process.Signal(syscall.SIGKILL)
+		}
+		<-c.done
+		if seen && observe {
+			win.observe(time.Since(start))
+		}
+		ws, _ := c.cmd.ProcessState.Sys().(syscall.WaitStatus)
+		killed := ws.Signaled() && ws.Signal() == syscall.SIGKILL
+		if killed {
+			kills++
+		} else {
+			if !observe {
+				missed++
+			}
+			if !c.cmd.ProcessState.Success() {
+				t.Fatalf("version %d: record failed: %v\n%s", v, c.cmd.ProcessState, c.stderr.String())
+			}
+		}
+		after := state(t, s.golden)
+		left := leftovers(after)
+		if len(left) > 0 {
+			withLeftovers++
+		}
+		// Replay names every leftover as a guard finding.
+		suite, err := harness.Load(harness.Options{Fixtures: s.fixtures, Golden: s.golden})
+		if err != nil {
+			t.Fatalf("version %d, killed after %s: load: %v", v, delay, err)
+		}
+		var reported []string
+		for _, f := range suite.Findings() {
+			if strings.Contains(f.Msg, "interrupted record") {
+				reported = append(reported, filepath.Base(f.File))
+			}
+		}
+		slices.Sort(reported)
+		if !slices.Equal(reported, left) {
+			t.Errorf("version %d, killed after %s: leftovers %v, replay reports %v", v, delay, left, reported)
+		}
+		s.complete(t)
+		next := state(t, s.golden)
+		if l := leftovers(next); len(l) > 0 {
+			t.Errorf("version %d: the next record left %v", v, l)
+		}
+		if l := leftovers(state(t, s.fixtures)); len(l) > 0 {
+			t.Errorf("version %d: leftovers in the fixtures directory: %v", v, l)
+		}
+		oldOnes, newOnes := 0, 0
+		for name := range union(old, after, next) {
+			if strings.HasPrefix(name, ".") {
+				continue
+			}
+			got, ok := after[name]
+			was, wasOK := old[name]
+			now, nowOK := next[name]
+			switch {
+			case ok == wasOK && got == was:
+				oldOnes++
+			case ok == nowOK && got == now:
+				newOnes++
+			default:
+				t.Errorf("version %d, killed after %s of a %s window (seed %d): %s is neither its old nor its new version (%d bytes; old %d, new %d)",
+					v, delay, win.get(), seed, name, len(got), len(was), len(now))
+			}
+		}
+		if oldOnes > 0 && newOnes > 0 {
+			mixed++
+		}
+		if t.Failed() {
+			t.FailNow()
+		}
+	}
+	t.Logf("%d kills in a write window of %s (%d runs finished first); %d left some files old and some new, %d left dot files behind; seed %d",
+		kills, win.get(), missed, mixed, withLeftovers, seed)
+}
+
+func union(states ...map[string]string) map[string]bool {
+	out := map[string]bool{}
+	for _, st := range states {
+		for name := range st {
+			out[name] = true
+		}
+	}
+	return out
+}
+
+// TestInterruptRollsBack sends SIGINT or SIGTERM to record at random
+// points of its write window: it exits 130 or 143 with every golden file
+// old, or, when the signal came after the last file was in place, 0 with
+// every file new; never a mix, never a leftover.
+func TestInterruptRollsBack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	t.Setenv("CI", "")
+	seed := crashSeed(t)
+	rng := rand.New(rand.NewPCG(seed, 0x1e7))
+	s := newCrashSuite(t)
+	s.write(t, 0)
+	s.complete(t)
+	win := s.calibrate(t, 1)
+	rolledBack, finished := 0, 0
+	budget := time.Now().Add(15 * time.Second)
+	for v := 2; rolledBack < 10 || v < 22; v++ {
+		if time.Now().After(budget) {
+			t.Fatalf("only %d interrupts rolled back in the time allowed (window %s; seed %d)", rolledBack, win.get(), seed)
+		}
+		s.write(t, v)
+		old := state(t, s.golden)
+		c := s.start(t)
+		sig := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM}[v%2]
+		delay := time.Duration(rng.Int64N(int64(win.get()) + 1))
+		observe := v%8 == 0 // not interrupted: keeps the estimate current
+		seen := s.waitForLock(t, c)
+		start := time.Now()
+		if seen && !observe {
+			time.Sleep(delay)
+			c.cmd.Process.Signal(sig)
+		}
+		<-c.done
+		if seen && observe {
+			win.observe(time.Since(start))
+		}
+		after := state(t, s.golden)
+		if l := leftovers(after); len(l) > 0 {
+			t.Errorf("version %d, %v after %s: left %v", v, sig, delay, l)
+		}
+		switch code := c.cmd.ProcessState.ExitCode(); code {
+		case 128 + int(sig):
+			rolledBack++
+			if !sameState(old, after) {
+				t.Errorf("version %d: %v after %s, exit %d, but the golden files are not the old ones", v, sig, delay, code)
+			}
+			if !strings.Contains(c.stderr.String(), "interrupted") {
+				t.Errorf("version %d: stderr %q does not say it was interrupted", v, c.stderr.String())
+			}
+		case exitOK:
+			if !observe {
+				finished++
+			}
+			// Everything is in place: a record now changes nothing.
+			s.complete(t, "-check")
+		default:
+			t.Fatalf("version %d: %v after %s: exit %d\n%s", v, sig, delay, code, c.stderr.String())
+		}
+		s.complete(t)
+		if t.Failed() {
+			t.FailNow()
+		}
+	}
+	t.Logf("%d interrupts rolled back, %d came after the last file was in place (window %s, seed %d)", rolledBack, finished, win.get(), seed)
+}
+
+// sameState reports whether two states are equal.
+func sameState(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
