@@ -234,7 +234,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stdout, ", %d removed", counts[harness.Removed])
 	}
 	if n := counts[harness.Cleaned]; n > 0 {
-		fmt.Fprintf(stdout, ", %d left by an interrupted record", n)
+		fmt.Fprintf(stdout, ", %d cleaned (left by an interrupted record)", n)
 	}
 	fmt.Fprintln(stdout)
 	if check && counts[harness.Created]+counts[harness.Changed]+counts[harness.Removed]+counts[harness.Cleaned] > 0 {
