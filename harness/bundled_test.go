@@ -12,7 +12,7 @@ import (
 // runBundled runs a bundled fixture once, as listed.
 func runBundled(t *testing.T, name string) *runResult {
 	t.Helper()
-	f, err := LoadFixture("../fixtures", name)
+	f, err := loadFixture("../fixtures", name)
 	if err != nil {
 		t.Fatal(err)
 	}

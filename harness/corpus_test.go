@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/headergold/headergold/internal/assembler"
 	"github.com/headergold/headergold/internal/corpustest"
 	"github.com/tidwall/gjson"
 )
@@ -40,7 +39,7 @@ func TestCrossCheckDSHTextTurn(t *testing.T) {
 		for p := range 4 {
 			pl := Plugin{Name: fmt.Sprintf("p%d", p)}
 			for i := p; i < len(tools); i += 4 {
-				var tool assembler.Tool
+				var tool Tool
 				if err := json.Unmarshal(tools[i], &tool); err != nil {
 					t.Fatal(err)
 				}

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/headergold/headergold/internal/agent"
-	"github.com/headergold/headergold/internal/app"
 	"github.com/headergold/headergold/internal/assembler"
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/tidwall/gjson"
@@ -20,8 +19,8 @@ import (
 // is read or written, so a name can never reach outside its directory.
 var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
-// ValidName reports whether name is a valid fixture name.
-func ValidName(name string) bool { return namePattern.MatchString(name) }
+// validName reports whether name is a valid fixture name.
+func validName(name string) bool { return namePattern.MatchString(name) }
 
 // Fixture is one scenario, as read from fixtures/NAME.json with its
 // extends chain resolved.
@@ -55,19 +54,71 @@ type ownEntries struct {
 	config, sections, plugins, listeners int
 }
 
-// Config is a fixture's app config row: persona, model and toolOrder, as
-// the shipped apps read them.
-type Config = app.Row
+// Config is a fixture's app config row, as the shipped apps read it.
+type Config struct {
+	// Persona is the text of the system prompt's first section (the
+	// section "persona", order 0).
+	Persona string `json:"persona,omitempty"`
+	// Model is the model the requests name.
+	Model string `json:"model,omitempty"`
+	// ToolOrder is the model-side tool order. nil (JSON null, or the
+	// member omitted) is absent: tools sort by name in UTF-16 code-unit
+	// order. A non-nil list places the tools it names at its positions
+	// and every other tool at the one [UnlistedTools] entry it must hold,
+	// in code-unit order; an empty non-nil list ([]) is present and
+	// invalid, never the same as absent.
+	ToolOrder []string `json:"toolOrder,omitzero"`
+	// DependencyPolicy is what happens to a batch of tool calls proposed
+	// against a dependsOn edge: [PolicyReorder] (the default, "") or
+	// [PolicyReject].
+	DependencyPolicy string `json:"dependencyPolicy,omitempty"`
+}
 
-// Section is a prompt section.
-type Section = assembler.Section
+// UnlistedTools is the rest entry of Config.ToolOrder: the position of
+// every registered tool the list does not name.
+const UnlistedTools = assembler.RestEntry
+
+// Dependency policies of Config.DependencyPolicy.
+const (
+	// PolicyReorder runs a batch proposed against an edge in the
+	// topological order closest to the model's, and logs a tool/plan event.
+	PolicyReorder = agent.PolicyReorder
+	// PolicyReject refuses such a batch, with an error result per call
+	// naming the edge.
+	PolicyReject = agent.PolicyReject
+)
+
+// Section is a prompt section. Sections are sorted by (Order, ID) and
+// joined into the system text with a blank line between them.
+type Section struct {
+	ID    string `json:"id"`
+	Order int    `json:"order"`
+	Text  string `json:"text"`
+}
+
+// Tool is a tool as a plugin registers it. Name, Description and
+// Parameters reach the header; DependsOn and Idempotent are harness
+// metadata and never do.
+type Tool struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// Parameters is the tool's JSON Schema, a JSON object, kept in the key
+	// order written.
+	Parameters json.RawMessage `json:"parameters,omitempty"`
+	// DependsOn names tools that must have completed successfully earlier
+	// before this one may run.
+	DependsOn []string `json:"dependsOn,omitempty"`
+	// Idempotent tools called again with the same arguments (key order
+	// ignored) return their first result instead of running again.
+	Idempotent bool `json:"idempotent,omitempty"`
+}
 
 // Plugin is a tool provider. RegisterAt delays its registration to just
 // before the given step; without it, it registers before the first turn.
 type Plugin struct {
-	Name       string           `json:"name"`
-	RegisterAt *StepRef         `json:"registerAt,omitempty"`
-	Tools      []assembler.Tool `json:"tools"`
+	Name       string   `json:"name"`
+	RegisterAt *StepRef `json:"registerAt,omitempty"`
+	Tools      []Tool   `json:"tools"`
 }
 
 // StepRef names a step of a turn, both counted from 1.
@@ -87,12 +138,12 @@ type StepRef struct {
 // RegisterAt, as for plugins, delays a listener to just before that step;
 // listeners otherwise register in the listed order before the first turn.
 type ListenerOp struct {
-	Op         string          `json:"op"`
-	RegisterAt *StepRef        `json:"registerAt,omitempty"`
-	Tool       string          `json:"tool,omitempty"`
-	Schema     *assembler.Tool `json:"schema,omitempty"`
-	At         *int            `json:"at,omitempty"`
-	Section    *Section        `json:"section,omitempty"`
+	Op         string   `json:"op"`
+	RegisterAt *StepRef `json:"registerAt,omitempty"`
+	Tool       string   `json:"tool,omitempty"`
+	Schema     *Tool    `json:"schema,omitempty"`
+	At         *int     `json:"at,omitempty"`
+	Section    *Section `json:"section,omitempty"`
 }
 
 // Turn is one user turn with the model's scripted replies and the scripted
@@ -222,7 +273,7 @@ func presize(f *Fixture, counts []arrayCount) {
 		case "plugins":
 			f.Plugins = make([]Plugin, c.n)
 		case "plugins.tools":
-			f.Plugins[i].Tools = make([]assembler.Tool, c.n)
+			f.Plugins[i].Tools = make([]Tool, c.n)
 		case "listeners":
 			f.Listeners = make([]ListenerOp, c.n)
 		case "turns":
@@ -250,10 +301,10 @@ func (f *Fixture) validateOwn() error {
 	if strings.ContainsAny(f.Description, "\r\n") {
 		return bad("description", "description must be one line")
 	}
-	if f.Extends != "" && !ValidName(f.Extends) {
+	if f.Extends != "" && !validName(f.Extends) {
 		return bad("extends", "%q is not a fixture name (want %s)", f.Extends, namePattern)
 	}
-	if err := f.Config.ToolOrder.Validate(); err != nil {
+	if err := f.Config.row().ToolOrder.Validate(); err != nil {
 		return bad("config.toolOrder", "%v", err)
 	}
 	if !agent.ValidPolicy(f.Config.DependencyPolicy) {
@@ -345,16 +396,16 @@ func (f *Fixture) validateOwn() error {
 	return nil
 }
 
-// LoadFixture reads fixtures/NAME.json from dir and resolves its extends
+// loadFixture reads NAME.json from dir and resolves its extends
 // chain. The name is checked before any file is opened.
 // Only a regular file of at most DefaultMaxFileSize bytes is read.
-func LoadFixture(dir, name string) (*Fixture, error) {
+func loadFixture(dir, name string) (*Fixture, error) {
 	return loadChain(dir, name, nil, DefaultMaxFileSize)
 }
 
 func loadChain(dir, name string, seen []string, limit ByteSize) (*Fixture, error) {
 	file := filepath.Join(dir, name+".json")
-	if !ValidName(name) {
+	if !validName(name) {
 		return nil, &FixtureError{File: file, Msg: fmt.Sprintf("%q is not a fixture name (want %s)", name, namePattern)}
 	}
 	for _, s := range seen {

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -64,11 +65,11 @@ func TestBadFixtures(t *testing.T) {
 }
 
 func TestExtendsInheritsAndAdds(t *testing.T) {
-	f, err := LoadFixture("../fixtures", "late-registration")
+	f, err := loadFixture("../fixtures", "late-registration")
 	if err != nil {
 		t.Fatal(err)
 	}
-	parent, err := LoadFixture("../fixtures", "text-turn")
+	parent, err := loadFixture("../fixtures", "text-turn")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,11 +82,11 @@ func TestExtendsInheritsAndAdds(t *testing.T) {
 	if len(f.Sections) != len(parent.Sections) || f.Pin {
 		t.Errorf("sections or pin inherited wrongly: %d sections, pin %v", len(f.Sections), f.Pin)
 	}
-	order, err := LoadFixture("../fixtures", "tool-order")
+	order, err := loadFixture("../fixtures", "tool-order")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !order.Config.ToolOrder.Present() || order.Config.Persona != parent.Config.Persona {
+	if order.Config.ToolOrder == nil || order.Config.Persona != parent.Config.Persona {
 		t.Errorf("tool-order: own toolOrder must win and persona be inherited: %+v", order.Config)
 	}
 }
@@ -94,7 +95,7 @@ func TestExtendsCycle(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "a.json"), `{"description":"a","extends":"b","turns":[{"user":"x"}]}`)
 	writeFile(t, filepath.Join(dir, "b.json"), `{"description":"b","extends":"a","turns":[{"user":"x"}]}`)
-	_, err := LoadFixture(dir, "a")
+	_, err := loadFixture(dir, "a")
 	if err == nil || !strings.Contains(err.Error(), "a -> b -> a") {
 		t.Fatalf("error = %v, want the cycle spelled out", err)
 	}
@@ -102,17 +103,17 @@ func TestExtendsCycle(t *testing.T) {
 
 func TestNameRulesBeforeFiles(t *testing.T) {
 	for _, name := range []string{"../escape", "Upper", "-dash", "", "a_b", "a.b"} {
-		if ValidName(name) {
-			t.Errorf("ValidName(%q) = true", name)
+		if validName(name) {
+			t.Errorf("validName(%q) = true", name)
 		}
-		_, err := LoadFixture(t.TempDir(), name)
+		_, err := loadFixture(t.TempDir(), name)
 		if err == nil || !strings.Contains(err.Error(), "is not a fixture name") {
-			t.Errorf("LoadFixture(%q) = %v, want a name error before any read", name, err)
+			t.Errorf("loadFixture(%q) = %v, want a name error before any read", name, err)
 		}
 	}
 	for _, name := range []string{"a", "text-turn", "0-9"} {
-		if !ValidName(name) {
-			t.Errorf("ValidName(%q) = false", name)
+		if !validName(name) {
+			t.Errorf("validName(%q) = false", name)
 		}
 	}
 }
@@ -122,7 +123,7 @@ func TestToolResultForms(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "r.json"), `{"description":"r","turns":[{"user":"x",
 	  "replies":[{"toolCalls":[{"id":"a","name":"t"},{"id":"b","name":"t"}]}],
 	  "toolResults":{"a":"plain","b":{"output":"bad","error":true}}}]}`)
-	f, err := LoadFixture(dir, "r")
+	f, err := loadFixture(dir, "r")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestToolResultForms(t *testing.T) {
 		t.Errorf("toolResults = %+v", got)
 	}
 	writeFile(t, filepath.Join(dir, "u.json"), `{"description":"u","turns":[{"user":"x","toolResults":{"zz":"never called"}}]}`)
-	if _, err := LoadFixture(dir, "u"); err == nil || !strings.Contains(err.Error(), `"zz"`) {
+	if _, err := loadFixture(dir, "u"); err == nil || !strings.Contains(err.Error(), `"zz"`) {
 		t.Errorf("a result for an uncalled id = %v, want an error naming it", err)
 	}
 }
@@ -146,12 +147,12 @@ func TestMissingFixturesDir(t *testing.T) {
 func TestTypeErrorsNameTheElement(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "x.json"), "{\n  \"description\": \"x\",\n  \"turns\": [\n    {\"user\": \"a\"},\n    {\"user\": \"b\", \"replies\": [{\"text\": 5}]}\n  ]\n}\n")
-	_, err := LoadFixture(dir, "x")
+	_, err := loadFixture(dir, "x")
 	if err == nil || !strings.Contains(err.Error(), "x.json:5:40: turns[1].replies[0].text: expected string, found a JSON number") {
 		t.Errorf("err = %v", err)
 	}
 	writeFile(t, filepath.Join(dir, "y.json"), `{"description":"y","turns":[{"user":"a","replies":[{"toolCalls":[{"id":"c1","name":"t"}]}],"toolResults":{"c1":5}}]}`)
-	if _, err := LoadFixture(dir, "y"); err == nil || !strings.Contains(err.Error(), `turns[0].toolResults.c1: expected a string or {"output"`) {
+	if _, err := loadFixture(dir, "y"); err == nil || !strings.Contains(err.Error(), `turns[0].toolResults.c1: expected a string or {"output"`) {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -165,9 +166,49 @@ func TestDuplicateEntries(t *testing.T) {
 		"twice": `twice.json:4:24: plugins[1].name: plugin "p" is also plugins[0]`,
 		"child": `child.json:4:49: sections[1].id: section "a" is also defined by root`,
 	} {
-		_, err := LoadFixture(dir, name)
+		_, err := loadFixture(dir, name)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err = %v, want %q", name, err, want)
+		}
+	}
+}
+
+// TestConfigToolOrderStates checks that the public Config keeps absent
+// (nil) and empty ([]) apart through JSON both ways: [] is refused at
+// config.toolOrder, null and an omitted member are absent.
+func TestConfigToolOrderStates(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "empty.json"), `{"description":"e","config":{"toolOrder":[]},"turns":[{"user":"x"}]}`)
+	writeFile(t, filepath.Join(dir, "null.json"), `{"description":"n","config":{"toolOrder":null},"turns":[{"user":"x"}]}`)
+	if _, err := loadFixture(dir, "empty"); err == nil || !strings.Contains(err.Error(), "config.toolOrder") {
+		t.Errorf("toolOrder []: error = %v, want one at config.toolOrder", err)
+	}
+	f, err := loadFixture(dir, "null")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Config.ToolOrder != nil {
+		t.Errorf("toolOrder null decoded as %#v, want nil (absent)", f.Config.ToolOrder)
+	}
+	for _, c := range []struct {
+		order []string
+		want  string
+	}{
+		{nil, `{}`},
+		{[]string{}, `{"toolOrder":[]}`},
+		{[]string{UnlistedTools}, `{"toolOrder":["<unlisted-tools>"]}`},
+	} {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(Config{ToolOrder: c.order}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSuffix(b.String(), "\n"); got != c.want {
+			t.Errorf("Config{ToolOrder: %#v} = %s, want %s", c.order, got, c.want)
+		}
+		if got := (Config{ToolOrder: c.order}).row().ToolOrder.Present(); got != (c.order != nil) {
+			t.Errorf("Config{ToolOrder: %#v}: present = %v in the app row", c.order, got)
 		}
 	}
 }

@@ -14,7 +14,7 @@ func (l ListenerOp) listener() assembler.Listener {
 	switch l.Op {
 	case "addTool":
 		return func(a assembler.Assembly) (assembler.Assembly, error) {
-			t := *l.Schema
+			t := l.Schema.internal()
 			t.Parameters = slices.Clone(t.Parameters)
 			t.DependsOn = slices.Clone(t.DependsOn)
 			at := len(a.Tools)
@@ -52,7 +52,7 @@ func (l ListenerOp) listener() assembler.Listener {
 		}
 	case "appendSection":
 		return func(a assembler.Assembly) (assembler.Assembly, error) {
-			a.Sections = append(a.Sections, *l.Section)
+			a.Sections = append(a.Sections, l.Section.internal())
 			return a, nil
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/headergold/headergold/internal/agent"
-	"github.com/headergold/headergold/internal/assembler"
 )
 
 // Check names the check a failure comes from.
@@ -264,7 +263,7 @@ func (s *Suite) checkUniformity(f *Fixture, r *runResult, res *Result) {
 // samePlugins reports whether two plugin lists register the same tools.
 func samePlugins(a, b []Plugin) bool {
 	return slices.EqualFunc(a, b, func(p, q Plugin) bool {
-		return p.Name == q.Name && slices.EqualFunc(p.Tools, q.Tools, func(s, t assembler.Tool) bool {
+		return p.Name == q.Name && slices.EqualFunc(p.Tools, q.Tools, func(s, t Tool) bool {
 			return s.Name == t.Name && s.Description == t.Description && string(s.Parameters) == string(t.Parameters) &&
 				slices.Equal(s.DependsOn, t.DependsOn) && s.Idempotent == t.Idempotent
 		})

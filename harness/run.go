@@ -116,7 +116,7 @@ type preparedPlugins struct {
 func preparePlugins(f *Fixture) *preparedPlugins {
 	p := &preparedPlugins{providers: make([]*assembler.Provider, len(f.Plugins)), errs: make([]error, len(f.Plugins))}
 	for i, pl := range f.Plugins {
-		p.providers[i], p.errs[i] = assembler.NewProvider(pl.Name, pl.Tools...)
+		p.providers[i], p.errs[i] = assembler.NewProvider(pl.Name, internalTools(pl.Tools)...)
 	}
 	return p
 }
@@ -215,7 +215,7 @@ func templatedHeader(h *assembler.Header) []byte {
 // start builds a loop instance on the log and registers what a process
 // would when it starts: sections, the plugins and listeners due so far.
 func (r *runner) start() error {
-	ag, err := app.CLI(r.f.Config, agent.Options{Adapter: r.script, Log: r.log,
+	ag, err := app.CLI(r.f.Config.row(), agent.Options{Adapter: r.script, Log: r.log,
 		BeforeStep: r.beforeStep,
 		OnHeader: func(turn, step int, h *assembler.Header) {
 			if h != r.header {
@@ -229,7 +229,7 @@ func (r *runner) start() error {
 	r.ag = ag
 	fns := make([]func() error, 0, len(r.f.Sections))
 	for _, s := range r.f.Sections {
-		fns = append(fns, func() error { return ag.Service().AddSection(s) })
+		fns = append(fns, func() error { return ag.Service().AddSection(s.internal()) })
 	}
 	if err := r.reg.apply(fns); err != nil {
 		return err

@@ -136,7 +136,7 @@ func Load(opts Options) (*Suite, error) {
 		if !ok || e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue // editors' lock and backup files start with a dot
 		}
-		if !ValidName(name) {
+		if !validName(name) {
 			return nil, &FixtureError{File: filepath.Join(dir, e.Name()),
 				Msg: fmt.Sprintf("%q is not a fixture name: names match %s", name, namePattern)}
 		}

@@ -40,7 +40,7 @@ func TestNewEdgeCaught(t *testing.T) {
 }
 
 func TestTraceCheckOnRun(t *testing.T) {
-	f, err := LoadFixture("../fixtures", "depends-reorder")
+	f, err := loadFixture("../fixtures", "depends-reorder")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestCheckPlan(t *testing.T) {
 func TestDependencyPolicyValidated(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "p.json"), "{\n  \"description\": \"x\",\n  \"config\": {\"dependencyPolicy\": \"random\"},\n  \"turns\": [{\"user\": \"x\"}]\n}\n")
-	_, err := LoadFixture(dir, "p")
+	_, err := loadFixture(dir, "p")
 	if err == nil || !strings.Contains(err.Error(), `p.json:3:34: config.dependencyPolicy: unknown policy "random"`) {
 		t.Errorf("err = %v", err)
 	}

@@ -112,7 +112,7 @@ func TestScriptedCallsAndResults(t *testing.T) {
 			dir := t.TempDir()
 			file := filepath.Join(dir, "x.json")
 			writeFile(t, file, tc.src)
-			_, err := LoadFixture(dir, "x")
+			_, err := loadFixture(dir, "x")
 			wantFixtureError(t, err, file, tc.src, tc.mark, tc.n, tc.path, tc.msg)
 		})
 	}
