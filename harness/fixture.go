@@ -30,7 +30,7 @@ type Fixture struct {
 	Description string       `json:"description"`
 	Pin         bool         `json:"pin,omitempty"`
 	Extends     string       `json:"extends,omitempty"`
-	Config      Config       `json:"config"`
+	Config      Config       `json:"config,omitzero"`
 	Sections    []Section    `json:"sections,omitempty"`
 	Plugins     []Plugin     `json:"plugins,omitempty"`
 	Listeners   []ListenerOp `json:"listeners,omitempty"`

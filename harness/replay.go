@@ -19,12 +19,12 @@ type Check string
 // Checks a failure can come from.
 const (
 	CheckRebuild    Check = "rebuild"    // a request is not rebuilt from its log prefix
-	CheckGolden           = "golden"     // the templated log differs from the golden log
-	CheckSidecar          = "sidecar"    // a pinned header differs from its sidecar
-	CheckPermute          = "permute"    // another registration order changed the bytes
-	CheckGuard            = "guard"      // the golden layout is broken
-	CheckUniformity       = "uniformity" // an extends of a pin changed the pin's headers
-	CheckInvalid          = "invalid"    // the fixture cannot run: it cannot be tested
+	CheckGolden     Check = "golden"     // the templated log differs from the golden log
+	CheckSidecar    Check = "sidecar"    // a pinned header differs from its sidecar
+	CheckPermute    Check = "permute"    // another registration order changed the bytes
+	CheckGuard      Check = "guard"      // the golden layout is broken
+	CheckUniformity Check = "uniformity" // an extends of a pin changed the pin's headers
+	CheckInvalid    Check = "invalid"    // the fixture cannot run: it cannot be tested
 	CheckTrace      Check = "trace"      // a tool call ran before a tool it depends on
 	CheckAgent      Check = "agent"      // a captured agent failed: exit, timeout, script
 	CheckRepeat     Check = "repeat"     // a captured agent's runs differ
@@ -81,7 +81,6 @@ type Result struct {
 	Seed     uint64 // base seed of the permutation pass
 	Elapsed  time.Duration
 	Failures []Failure
-	Outputs  *Outputs // nil when the fixture could not run
 }
 
 // Passed reports whether every check passed.
