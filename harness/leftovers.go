@@ -42,7 +42,7 @@ func findLeftovers(dirs ...string) ([]Finding, error) {
 		}
 		for _, e := range entries {
 			if of := leftoverOf(e.Name()); of != "" && !e.IsDir() {
-				out = append(out, Finding{File: filepath.Join(dir, e.Name()),
+				out = append(out, Finding{Kind: Leftover, File: filepath.Join(dir, e.Name()),
 					Msg: fmt.Sprintf("left by an interrupted record (a temp file or backup of %s); the next record removes it", of)})
 			}
 		}

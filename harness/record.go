@@ -15,15 +15,18 @@ import (
 	"time"
 )
 
+// Status is what recording did, or would do, to one file.
+type Status string
+
 // File statuses reported by [Suite.Record].
 const (
-	Created   = "created"
-	Changed   = "changed"
-	Unchanged = "unchanged"
-	Removed   = "removed"
+	Created   Status = "created"
+	Changed   Status = "changed"
+	Unchanged Status = "unchanged"
+	Removed   Status = "removed"
 	// Cleaned is a temp file or backup an interrupted record left behind,
 	// which this record removed (or, in a dry run, would remove).
-	Cleaned = "cleaned"
+	Cleaned Status = "cleaned"
 )
 
 // DefaultLockWait is how long a record waits for another record's lock on
@@ -33,7 +36,7 @@ const DefaultLockWait = 10 * time.Second
 // FileChange is what recording did, or would do, to one file.
 type FileChange struct {
 	File   string
-	Status string // Created, Changed, Unchanged, Removed or Cleaned
+	Status Status // Created, Changed, Unchanged, Removed or Cleaned
 }
 
 // RecordOptions tunes [Suite.Record].
@@ -120,9 +123,9 @@ func (s *Suite) Record(opts RecordOptions) ([]FileChange, []*Result, error) {
 		}
 	}
 	if opts.Prune {
-		for _, file := range s.Orphans() {
-			changes = append(changes, FileChange{file, Removed})
-			pending = append(pending, FileWrite{Path: file, Remove: true})
+		for _, o := range s.orphans {
+			changes = append(changes, FileChange{o.File, Removed})
+			pending = append(pending, FileWrite{Path: o.File, Remove: true})
 		}
 	}
 	// With the lock held no other record is writing: what looks like its

@@ -105,11 +105,11 @@ func TestRecordStatusesAndPrune(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	status := map[string]string{}
+	status := map[string]Status{}
 	for _, c := range dry {
 		status[filepath.Base(c.File)] = c.Status
 	}
-	want := map[string]string{"tool-turn.golden": Changed, "resume.golden": Created, "orphan.golden": Removed,
+	want := map[string]Status{"tool-turn.golden": Changed, "resume.golden": Created, "orphan.golden": Removed,
 		"text-turn.golden": Unchanged, "text-turn.system.md": Unchanged}
 	for f, st := range want {
 		if status[f] != st {

@@ -110,9 +110,23 @@ type Suite struct {
 
 // Finding is a guard failure: a problem of the golden layout.
 type Finding struct {
+	Kind FindingKind
 	File string // the file at fault
 	Msg  string
 }
+
+// FindingKind says what a [Finding] is about.
+type FindingKind string
+
+// Kinds of finding.
+const (
+	// Orphan is a golden log or sidecar whose fixture does not exist;
+	// RecordOptions.Prune deletes it.
+	Orphan FindingKind = "orphan"
+	// Leftover is a temp file or backup an interrupted record left in
+	// the golden or fixtures directory; the next record removes it.
+	Leftover FindingKind = "leftover"
+)
 
 // String formats the finding as FILE: message.
 func (f Finding) String() string { return f.File + ": " + f.Msg }
@@ -207,20 +221,13 @@ func (s *Suite) Fixtures() []*Fixture {
 func (s *Suite) Fixture(name string) *Fixture { return s.byName[name] }
 
 // Findings returns the layout problems not tied to one fixture: golden logs
-// and sidecars whose fixture does not exist, and the temp files and
-// backups (dot files ending in .headergold-tmp-N or .headergold-old) that
-// an interrupted record left in the golden or fixtures directory, which
-// the next record removes. Replay reports each as a guard failure.
+// and sidecars whose fixture does not exist ([Orphan]), and the temp files
+// and backups (dot files ending in .headergold-tmp-N or .headergold-old)
+// that an interrupted record left in the golden or fixtures directory,
+// which the next record removes ([Leftover]). Replay reports each as a
+// guard failure. With Options.Run, only the selected fixtures' files are
+// considered orphans.
 func (s *Suite) Findings() []Finding { return slices.Concat(s.orphans, s.leftovers) }
-
-// Orphans returns the golden-directory files that belong to no fixture.
-func (s *Suite) Orphans() []string {
-	out := make([]string, len(s.orphans))
-	for i, f := range s.orphans {
-		out[i] = f.File
-	}
-	return out
-}
 
 // GoldenPath returns the path of the fixture's golden log.
 func (s *Suite) GoldenPath(name string) string { return s.goldenPath(name) }
@@ -254,7 +261,7 @@ func (s *Suite) scanGolden() error {
 			continue
 		}
 		if s.byName[name] == nil && (s.opts.Run == nil || s.opts.Run.MatchString(name)) {
-			s.orphans = append(s.orphans, Finding{
+			s.orphans = append(s.orphans, Finding{Kind: Orphan,
 				File: filepath.Join(s.opts.goldenDir(), e.Name()),
 				Msg:  fmt.Sprintf("%s with no fixture %s; delete it or run record -prune", kind, filepath.Join(s.opts.fixturesDir(), name+".json")),
 			})

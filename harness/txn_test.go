@@ -250,8 +250,10 @@ func TestLeftoversReportedAndCleaned(t *testing.T) {
 	if !slices.Equal(found, want) {
 		t.Errorf("findings %v\nwant %v", found, want)
 	}
-	if len(s.Orphans()) != 0 {
-		t.Errorf("leftovers listed as orphans: %v", s.Orphans())
+	for _, f := range s.Findings() {
+		if f.Kind != Leftover {
+			t.Errorf("a leftover found as %s: %s", f.Kind, f)
+		}
 	}
 	dry, _, err := s.Record(RecordOptions{DryRun: true})
 	if err != nil {

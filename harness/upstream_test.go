@@ -225,7 +225,7 @@ func TestRecordFromUpstreamEveryFormat(t *testing.T) {
 				}
 				var created []string
 				for _, c := range changes {
-					created = append(created, filepath.Base(c.File)+" "+c.Status)
+					created = append(created, filepath.Base(c.File)+" "+string(c.Status))
 				}
 				if got := strings.Join(created, ", "); got != "real.golden created, real.json changed, real.system.md created, real.tools.json created" {
 					t.Errorf("changes: %s", got)

@@ -154,8 +154,8 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintln(stderr, "record: -o writes one log and cannot be combined with -check or -prune")
 		return exitUsage
 	}
-	ci := harness.InCI()
-	if ci != "" && !force && !check && outFile == "" {
+	if harness.InCI() && !force && !check && outFile == "" {
+		ci := os.Getenv("CI")
 		fmt.Fprintf(stderr, "record: refusing to write golden files with CI=%s: golden files are recorded on purpose on a "+
 			"developer machine and reviewed; a CI run that records would make every replay pass. "+
 			"Use -check to see what would change, -o to save a log for comparison, or -force if you mean it.\n", ci)
@@ -212,21 +212,23 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		return exitCannotRun
 	}
-	counts := map[string]int{}
+	counts := map[harness.Status]int{}
 	for _, c := range changes {
 		counts[c.Status]++
 		if check && c.Status == harness.Unchanged {
 			continue
 		}
-		verb := c.Status
+		verb := string(c.Status)
 		if check {
-			verb = "would be " + c.Status
+			verb = "would be " + verb
 		}
 		fmt.Fprintf(stdout, "%-9s %s\n", verb, c.File)
 	}
 	if !prune {
-		for _, orphan := range suite.Orphans() {
-			fmt.Fprintf(stdout, "orphan    %s (no fixture; -prune removes it)\n", orphan)
+		for _, f := range suite.Findings() {
+			if f.Kind == harness.Orphan {
+				fmt.Fprintf(stdout, "orphan    %s (no fixture; -prune removes it)\n", f.File)
+			}
 		}
 	}
 	fmt.Fprintf(stdout, "%d created, %d changed, %d unchanged", counts[harness.Created], counts[harness.Changed], counts[harness.Unchanged])
