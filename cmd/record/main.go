@@ -13,7 +13,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,15 +34,17 @@ func main() {
 
 // Exit statuses.
 const (
-	exitOK        = 0
-	exitChanges   = 1 // -check found changes, or a fixture failed its checks
-	exitUsage     = 2 // bad flags, or refused to write under CI
+	exitOK        = cliflags.ExitOK
+	exitChanges   = 1 // -check found what replay would fail on, or a fixture failed its checks
+	exitUsage     = cliflags.ExitUsage
+	exitRefused   = 3 // refused to write golden files under CI
 	exitCannotRun = 125
 )
 
-const usage = `usage: record [flags]
+// command is record's usage and help; its name is the one messages give.
+var command = cliflags.Command{Name: "record", Usage: "usage: record [flags]\n       record help\n", Help: help}
 
-Runs the selected fixtures and writes golden/NAME.golden (templated) and,
+const help = `Runs the selected fixtures and writes golden/NAME.golden (templated) and,
 for pinned fixtures, golden/NAME.system.md and golden/NAME.tools.json. Each
 file is reported as created, changed or unchanged. All fixtures are
 validated and checked (rebuild, permutation, uniformity) before anything is
@@ -68,16 +69,16 @@ replays them. An upstream error (HTTP 4xx/5xx, a broken stream, a timeout)
 or an interrupt writes nothing. With -listen, the fake provider waits on a
 fixed loopback address for an agent you start yourself (an IDE, a server).
 
-Examples:
-  go run ./cmd/record                         record every fixture
-  go run ./cmd/record -run '^tool-order$'     record one fixture
-  go run ./cmd/record -check                  like gofmt -l: exit 1 if stale
-  go run ./cmd/record -prune                  also delete orphan golden files
-  go run ./cmd/record -run '^text-turn$' -o laptop.jsonl
-                                              full log, for replay diff
-  go run ./cmd/record -run '^support-bot$' -upstream https://api.anthropic.com
+Examples (record is go run github.com/headergold/headergold/cmd/record,
+or the binary go install puts on PATH):
+  record                                      record every fixture
+  record -run '^tool-order$'                  record one fixture
+  record -check                               like gofmt -l: exit 1 if stale
+  record -prune                               also delete orphan golden files
+  record -run '^text-turn$' -o laptop.jsonl   full log, for replay diff
+  record -run '^support-bot$' -upstream https://api.anthropic.com
                                               record a real session
-  go run ./cmd/record -run '^ide-session$' -listen 127.0.0.1:8089
+  record -run '^ide-session$' -listen 127.0.0.1:8089
                                               serve an agent started elsewhere
 
 With CI set (to anything but false or 0) it refuses to write golden files
@@ -87,11 +88,17 @@ files under another name.
 
 Only regular files are read, each up to -max-file-size (default 64MiB).
 
-Exit status: 0 done, 1 -check found changes or a fixture failed its checks,
-2 usage error or refused under CI, 125 invalid fixture or I/O error,
-130 or 143 interrupted by SIGINT or SIGTERM (nothing written).
+-check exits 1 for everything replay would fail on that recording
+would fix or report: a golden file to create or change, an orphan golden
+file, a sidecar beside a fixture that is not pinned, a file left by an
+interrupted record, a fixture that fails its checks.
 
-Flags:
+Flags go before or after other arguments; -h prints this help.
+
+Exit status: 0 done (with -check: nothing to do), 1 -check found something
+or a fixture failed its checks, 2 usage error, 3 refused to write golden
+files because CI is set, 125 invalid fixture or I/O error, 130 or 143
+interrupted by SIGINT or SIGTERM (nothing written).
 `
 
 // run is record in this process: an interrupt while it runs is caught,
@@ -107,11 +114,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 // 128+signal.
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("record", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
-	}
 	var (
 		opts    harness.Options
 		runExpr string
@@ -123,7 +125,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.StringVar(&opts.Fixtures, "fixtures", "fixtures", "directory of fixture `DIR`/NAME.json")
 	fs.StringVar(&opts.Golden, "golden", "golden", "directory of golden `DIR`/NAME.golden and pin sidecars")
 	fs.StringVar(&runExpr, "run", "", "record only fixtures whose name matches `REGEX`")
-	fs.BoolVar(&check, "check", false, "write nothing; exit 1 if recording would change a file")
+	fs.BoolVar(&check, "check", false, "write nothing; exit 1 if recording would change a file or replay would fail on the layout")
 	fs.BoolVar(&force, "force", false, "write even when CI is set")
 	fs.BoolVar(&prune, "prune", false, "delete golden files that belong to no fixture")
 	fs.StringVar(&outFile, "o", "", "write the full, untemplated log of the one fixture -run selects to `FILE`")
@@ -131,40 +133,40 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.Var(&opts.MaxFileSize, "max-file-size", "refuse to read a fixture or golden file larger than `SIZE` (KiB, MiB, GiB)")
 	var cf cliflags.Capture
 	cf.Register(fs, true)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+	if len(args) > 0 && args[0] == "help" {
+		if len(args) > 1 {
+			return command.Fail(stderr, "help takes no topic; got %q", args[1])
 		}
-		return exitUsage
+		command.PrintHelp(fs, stdout)
+		return exitOK
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "record: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return exitUsage
+	pos, code, ok := command.Parse(fs, args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		return command.Fail(stderr, "unexpected argument %q (record takes flags only)", pos[0])
 	}
 	if runExpr != "" {
 		re, err := regexp.Compile(runExpr)
 		if err != nil {
-			fmt.Fprintf(stderr, "record: -run: %v\n", err)
-			return exitUsage
+			return command.Fail(stderr, "-run: %v", err)
 		}
 		opts.Run = re
 	}
 	if outFile != "" && (check || prune) {
-		fmt.Fprintln(stderr, "record: -o writes one log and cannot be combined with -check or -prune")
-		return exitUsage
+		return command.Fail(stderr, "-o writes one log and cannot be combined with -check or -prune")
 	}
 	if harness.InCI() && !force && !check && outFile == "" {
 		ci := os.Getenv("CI")
 		fmt.Fprintf(stderr, "record: refusing to write golden files with CI=%s: golden files are recorded on purpose on a "+
 			"developer machine and reviewed; a CI run that records would make every replay pass. "+
 			"Use -check to see what would change, -o to save a log for comparison, or -force if you mean it.\n", ci)
-		return exitUsage
+		return exitRefused
 	}
 	release, err := cf.Apply(&opts, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "record: %v\n", err)
-		return exitUsage
+		return command.Fail(stderr, "%v", err)
 	}
 	defer release()
 	// An interrupt stops the agents, so nothing is written, or rolls back
@@ -224,10 +226,27 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		fmt.Fprintf(stdout, "%-9s %s\n", verb, c.File)
 	}
+	// What replay would fail on that the changes do not show: orphans
+	// (unless -prune removes them) and sidecars beside a fixture that is
+	// not pinned.
+	stray := 0
 	if !prune {
 		for _, f := range suite.Findings() {
 			if f.Kind == harness.Orphan {
 				fmt.Fprintf(stdout, "orphan    %s (no fixture; -prune removes it)\n", f.File)
+				stray++
+			}
+		}
+	}
+	for _, f := range suite.Fixtures() {
+		if f.Pin {
+			continue
+		}
+		for _, ext := range []string{".system.md", ".tools.json"} {
+			file := filepath.Join(opts.Golden, f.Name+ext)
+			if _, err := os.Lstat(file); err == nil {
+				fmt.Fprintf(stdout, "sidecar   %s (%s is not pinned; delete it or pin it)\n", file, f.Name)
+				stray++
 			}
 		}
 	}
@@ -239,7 +258,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stdout, ", %d cleaned (left by an interrupted record)", n)
 	}
 	fmt.Fprintln(stdout)
-	if check && counts[harness.Created]+counts[harness.Changed]+counts[harness.Removed]+counts[harness.Cleaned] > 0 {
+	if check && counts[harness.Created]+counts[harness.Changed]+counts[harness.Removed]+counts[harness.Cleaned]+stray > 0 {
 		return exitChanges
 	}
 	return exitOK

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/headergold/headergold/harness"
+)
+
+// The command-line conventions of the go tools: a usage error is one line
+// of error, the short usage and where the help is, on stderr, exit 2;
+// -h and help print the full help to stdout, exit 0.
+
+const shortUsage = "usage: record [flags]\n       record help\nRun 'record -h' for details.\n"
+
+func TestRecordUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-nope"}, "record: flag provided but not defined: -nope\n"},
+		{[]string{"-run", "("}, "record: -run: error parsing regexp: missing closing ): `(`\n"},
+		{[]string{"x"}, "record: unexpected argument \"x\" (record takes flags only)\n"},
+		{[]string{"-check", "x", "-prune"}, "record: unexpected argument \"x\" (record takes flags only)\n"},
+		{[]string{"-o", "f", "-check"}, "record: -o writes one log and cannot be combined with -check or -prune\n"},
+		{[]string{"-listen-remote"}, "record: -listen-remote needs -listen\n"},
+		{[]string{"help", "me"}, "record: help takes no topic; got \"me\"\n"},
+		{[]string{"-shuffle", "x"}, "record: flag provided but not defined: -shuffle\n"},
+	} {
+		code, out, errs := record(t, c.args...)
+		if code != exitUsage || out != "" || errs != c.msg+shortUsage {
+			t.Errorf("%q: exit %d, stdout %q, stderr\n%s\nwant exit %d, no stdout, stderr\n%s", c.args, code, out, errs, exitUsage, c.msg+shortUsage)
+		}
+	}
+}
+
+func TestRecordHelp(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"-help"}, {"--help"}, {"help"}, {"-check", "-h"}} {
+		code, out, errs := record(t, args...)
+		if code != exitOK || errs != "" {
+			t.Errorf("%q: exit %d, stderr %q; want 0 and nothing on stderr", args, code, errs)
+		}
+		for _, want := range []string{"usage: record [flags]\n", "Examples", "Exit status: 0 done", "3 refused to write golden\nfiles because CI is set", "\nFlags:\n", "-fixtures DIR", "-golden DIR", "-check"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%q: help lacks %q:\n%s", args, want, out)
+			}
+		}
+	}
+}
+
+// TestRecordCheckExitsOnWhatReplayFails: -check exits 1 for what replay
+// fails on, with nothing to record: an orphan golden file, and a sidecar
+// beside a fixture that is not pinned; 0 when there is none.
+func TestRecordCheckExitsOnWhatReplayFails(t *testing.T) {
+	t.Setenv("CI", "")
+	fx, gd := copyBundled(t)
+	if code, out, errs := record(t, "-fixtures", fx, "-golden", gd, "-check"); code != exitOK {
+		t.Fatalf("the bundled suite: -check exit %d\n%s%s", code, out, errs)
+	}
+	for _, c := range []struct{ file, want string }{
+		{"gone.golden", "orphan    " + filepath.Join(gd, "gone.golden")},
+		{"resume.tools.json", "sidecar   " + filepath.Join(gd, "resume.tools.json") + " (resume is not pinned"},
+	} {
+		file := filepath.Join(gd, c.file)
+		if err := os.WriteFile(file, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, _ := record(t, "-fixtures", fx, "-golden", gd, "-check")
+		if code != exitChanges || !strings.Contains(out, c.want) {
+			t.Errorf("%s: -check exit %d, want %d and %q in\n%s", c.file, code, exitChanges, c.want, out)
+		}
+		if !replayFails(t, fx, gd) {
+			t.Errorf("%s: replay passes: -check and replay disagree", c.file)
+		}
+		os.Remove(file)
+	}
+}
+
+// replayFails reports whether replay, as cmd/replay runs it, fails on the
+// suite: a fixture's failure or a finding.
+func replayFails(t *testing.T, fx, gd string) bool {
+	t.Helper()
+	s, err := harness.Load(harness.Options{Fixtures: fx, Golden: gd, Shuffle: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := len(s.Findings()) > 0
+	for _, f := range s.Fixtures() {
+		failed = failed || !s.Replay(f).Passed()
+	}
+	return failed
+}
