@@ -272,3 +272,39 @@ func TestUnchangedRegistryReusesTheHeader(t *testing.T) {
 		t.Errorf("listener output unchanged, header %p then %p: %s", h4, h5, h5.raw)
 	}
 }
+
+// TestCanonicalizerRemembersParameters: a Canonicalizer shared by several
+// providers gives every tool the bytes canonicalize gives it alone, parses
+// a parameters text once, and still rejects an invalid one every time.
+func TestCanonicalizerRemembersParameters(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(cacheSeed, 1))
+	var c Canonicalizer
+	for p := range 20 {
+		var ts []Tool
+		for range 10 {
+			ts = append(ts, randomTool(r))
+		}
+		prov, err := c.NewProvider(fmt.Sprintf("p%d", p), ts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, tool := range ts {
+			want, err := canonicalize(tool, "p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := prov.tools[i]; string(got.bytes) != string(want.bytes) || string(got.tool.Parameters) != string(want.tool.Parameters) {
+				t.Fatalf("provider %d tool %d: %s, want %s", p, i, got.bytes, want.bytes)
+			}
+		}
+	}
+	if len(c.params) > 3 {
+		t.Errorf("%d parameters texts remembered, randomTool writes 3", len(c.params))
+	}
+	for range 2 {
+		if _, err := c.NewProvider("bad", Tool{Name: "x", Parameters: []byte(`{"a":}`)}); err == nil {
+			t.Fatal("invalid parameters accepted")
+		}
+	}
+}

@@ -45,6 +45,37 @@ type canonicalTool struct {
 // parameters are written straight into those bytes and the tool's
 // Parameters is that part of them: one array per tool, both immutable.
 func canonicalize(t Tool, provider string) (canonicalTool, error) {
+	return (*Canonicalizer)(nil).canonicalize(t, provider)
+}
+
+// Canonicalizer makes tools canonical for providers, remembering the
+// canonical form of every parameters text it has made canonical: tools
+// whose parameters are the same text byte for byte (the tools of one
+// server often share a schema) share the work of parsing it. Its zero
+// value is ready to use; it is not safe for concurrent use.
+type Canonicalizer struct {
+	params map[string][]byte // parameters text -> canonical form
+}
+
+// NewProvider is [NewProvider], with c's memory of parameters texts.
+func (c *Canonicalizer) NewProvider(name string, tools ...Tool) (*Provider, error) {
+	if name == "" {
+		return nil, errors.New("provider with an empty name")
+	}
+	p := &Provider{name: name, tools: make([]*canonicalTool, len(tools))}
+	cs := make([]canonicalTool, len(tools)) // one allocation for all
+	for i, t := range tools {
+		var err error
+		if cs[i], err = c.canonicalize(t, name); err != nil {
+			return nil, fmt.Errorf("provider %q: %w", name, err)
+		}
+		p.tools[i] = &cs[i]
+	}
+	return p, nil
+}
+
+// canonicalize is canonicalize with c's memory (none when c is nil).
+func (c *Canonicalizer) canonicalize(t Tool, provider string) (canonicalTool, error) {
 	if t.Name == "" {
 		return canonicalTool{}, errors.New("tool with an empty name")
 	}
@@ -56,15 +87,40 @@ func canonicalize(t Tool, provider string) (canonicalTool, error) {
 	if len(params) > 0 {
 		b = append(b[:len(b)-1], `,"parameters":`...) // reopen the object
 		start := len(b)
-		var err error
-		if b, err = canon.Compact(b, params); err != nil {
-			return canonicalTool{}, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
+		if known, ok := c.known(params); ok {
+			b = append(b, known...)
+		} else {
+			var err error
+			if b, err = canon.Compact(b, params); err != nil {
+				return canonicalTool{}, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
+			}
+			c.remember(params, b[start:])
 		}
 		end := len(b)
 		b = append(b, '}')
 		t.Parameters = b[start:end:end]
 	}
 	return canonicalTool{tool: t, bytes: b, provider: provider}, nil
+}
+
+func (c *Canonicalizer) known(params []byte) ([]byte, bool) {
+	if c == nil {
+		return nil, false
+	}
+	b, ok := c.params[string(params)]
+	return b, ok
+}
+
+// remember keeps the canonical form of params; canonical is copied, as
+// the tool's bytes it lies in are the tool's own.
+func (c *Canonicalizer) remember(params, canonical []byte) {
+	if c == nil {
+		return
+	}
+	if c.params == nil {
+		c.params = map[string][]byte{}
+	}
+	c.params[string(params)] = slices.Clone(canonical)
 }
 
 // appendToolJSON writes the model-visible fields of t, whose Parameters are
@@ -108,19 +164,8 @@ type Provider struct {
 // afterwards changes nothing, and an empty name, an empty tool name or
 // invalid parameters JSON is an error.
 func NewProvider(name string, tools ...Tool) (*Provider, error) {
-	if name == "" {
-		return nil, errors.New("provider with an empty name")
-	}
-	p := &Provider{name: name, tools: make([]*canonicalTool, len(tools))}
-	cs := make([]canonicalTool, len(tools)) // one allocation for all
-	for i, t := range tools {
-		var err error
-		if cs[i], err = canonicalize(t, name); err != nil {
-			return nil, fmt.Errorf("provider %q: %w", name, err)
-		}
-		p.tools[i] = &cs[i]
-	}
-	return p, nil
+	var c Canonicalizer
+	return c.NewProvider(name, tools...)
 }
 
 // Name returns the provider's name.
