@@ -117,27 +117,101 @@ func goldieAssert(b *testing.B, s *Suite, f *Fixture, out *Outputs) func() {
 	}
 }
 
-// reportRatios reports, for each part, its total time over the baseline's
-// total ("PART/goldie"), and for the parts in perFixture also the median
-// and the largest ratio of one fixture ("PART/goldie-median",
-// "PART/goldie-worst").
-func reportRatios(b *testing.B, base []time.Duration, parts map[string][]time.Duration, perFixture ...string) {
+// cleanBatch is cpuBatch on a collected heap after one untimed run of f
+// (a collection leaves the caches cold). Without it, the collector's work
+// for what one part left (in the process CPU time) lands in whichever part
+// runs when it starts, so a figure would depend on the order the parts run
+// in; with it, each part pays only for a collection its own runs start,
+// which small parts rarely do: the figures leave the collector out alike.
+func cleanBatch(f func()) time.Duration {
+	runtime.GC()
+	f()
+	return cpuBatch(f)
+}
+
+// cpuBatch runs f batch times and returns the process CPU time it took.
+func cpuBatch(f func()) time.Duration {
+	var d time.Duration
+	cpuTimed(&d, f)
+	return d
+}
+
+// tally holds, for each fixture, the CPU time of the baseline and of each
+// part, and each iteration's ratio of a part to the baseline, for one
+// fixture and over all of them: a figure is the median of its ratios over
+// the iterations, which one iteration that was preempted or collected in
+// does not move.
+type tally struct {
+	base   []time.Duration
+	parts  map[string][]time.Duration
+	ratios map[string][][]float64 // part, fixture, iteration
+	totals map[string][]float64   // part, iteration: all fixtures
+	// this iteration so far, over all fixtures
+	iterBase  time.Duration
+	iterParts map[string]time.Duration
+}
+
+func newTally(fixtures int, names ...string) *tally {
+	t := &tally{base: make([]time.Duration, fixtures), parts: map[string][]time.Duration{}, ratios: map[string][][]float64{},
+		totals: map[string][]float64{}, iterParts: map[string]time.Duration{}}
+	for _, n := range names {
+		t.parts[n] = make([]time.Duration, fixtures)
+		t.ratios[n] = make([][]float64, fixtures)
+	}
+	return t
+}
+
+// baseline records one iteration of the baseline on fixture i.
+func (t *tally) baseline(i int, d time.Duration) time.Duration {
+	t.base[i] += d
+	t.iterBase += d
+	return d
+}
+
+// add records one iteration of part on fixture i, against base, that
+// iteration's baseline.
+func (t *tally) add(part string, i int, d, base time.Duration) {
+	t.parts[part][i] += d
+	t.iterParts[part] += d
+	t.ratios[part][i] = append(t.ratios[part][i], float64(d)/float64(max(base, time.Microsecond)))
+}
+
+// next ends an iteration over all fixtures.
+func (t *tally) next() {
+	for name, d := range t.iterParts {
+		t.totals[name] = append(t.totals[name], float64(d)/float64(max(t.iterBase, time.Microsecond)))
+	}
+	t.iterBase = 0
+	clear(t.iterParts)
+}
+
+// median returns the median of xs.
+func median(xs []float64) float64 {
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	return xs[len(xs)/2]
+}
+
+// fixture returns the median ratio of part on fixture i.
+func (t *tally) fixture(part string, i int) float64 { return median(t.ratios[part][i]) }
+
+// report reports, for each part, the median ratio of its time over all
+// fixtures to the baseline's ("PART/goldie"), and for the parts in
+// perFixture also the median fixture and the fixture where it costs most
+// ("PART/goldie-median", "PART/goldie-worst").
+func (t *tally) report(b *testing.B, perFixture ...string) {
 	var total time.Duration
-	for _, d := range base {
+	for _, d := range t.base {
 		total += d
 	}
 	b.ReportMetric(float64(total.Nanoseconds())/float64(b.N*batch), "goldie-ns/op")
-	for name, ds := range parts {
-		var sum time.Duration
-		for _, d := range ds {
-			sum += d
-		}
-		b.ReportMetric(float64(sum)/float64(total), name+"/goldie")
+	for name := range t.parts {
+		b.ReportMetric(median(t.totals[name]), name+"/goldie")
 	}
 	for _, name := range perFixture {
-		ratios := make([]float64, len(base))
-		for i, d := range parts[name] {
-			ratios[i] = float64(d) / float64(base[i])
+		ratios := make([]float64, len(t.base))
+		for i := range ratios {
+			ratios[i] = t.fixture(name, i)
 		}
 		slices.Sort(ratios)
 		b.ReportMetric(ratios[len(ratios)/2], name+"/goldie-median")
@@ -145,15 +219,15 @@ func reportRatios(b *testing.B, base []time.Duration, parts map[string][]time.Du
 	}
 }
 
-// logPerFixture prints each fixture's ratios, with -test.v.
-func logPerFixture(fixtures []*benchFixture, base []time.Duration, names []string, parts map[string][]time.Duration) {
+// log prints each fixture's ratios, with -test.v.
+func (t *tally) log(fixtures []*benchFixture, names []string) {
 	if !testing.Verbose() {
 		return
 	}
 	for i, fx := range fixtures {
-		line := fmt.Sprintf("%-20s goldie %6.1fµs/assert", fx.f.Name, float64(base[i].Nanoseconds())/float64(batch))
+		line := fmt.Sprintf("%-20s goldie %6.1fµs/assert", fx.f.Name, float64(t.base[i].Nanoseconds())/float64(len(t.ratios[names[0]][i])*batch)/1e3)
 		for _, n := range names {
-			line += fmt.Sprintf("  %s %.2fx", n, float64(parts[n][i])/float64(base[i]))
+			line += fmt.Sprintf("  %s %.2fx", n, t.fixture(n, i))
 		}
 		fmt.Println(line)
 	}
@@ -166,26 +240,26 @@ func logPerFixture(fixtures []*benchFixture, base []time.Duration, names []strin
 func BenchmarkCompareLayer(b *testing.B) {
 	s := benchSuite(b, -1)
 	fixtures := referenceFixtures(b, s)
-	base := make([]time.Duration, len(fixtures))
-	compare := make([]time.Duration, len(fixtures))
+	t := newTally(len(fixtures), "compare")
 	for b.Loop() {
 		for i, fx := range fixtures {
-			cpuTimed(&base[i], fx.goldie)
-			cpuTimed(&compare[i], func() {
+			g := t.baseline(i, cpuBatch(fx.goldie))
+			t.add("compare", i, cpuBatch(func() {
 				if fails := s.CompareGolden(fx.f, fx.out); len(fails) > 0 {
 					b.Fatal(fails)
 				}
-			})
+			}), g)
 		}
+		t.next()
 	}
-	parts := map[string][]time.Duration{"compare": compare}
-	reportRatios(b, base, parts, "compare")
-	logPerFixture(fixtures, base, []string{"compare"}, parts)
+	t.report(b, "compare")
+	t.log(fixtures, []string{"compare"})
 }
 
 // BenchmarkReplayParts measures a whole replay at -shuffle 0 of every
 // bundled reference fixture, and each of its parts on its own, against
-// goldie's Assert on the fixture's golden bytes, alternating all of them:
+// goldie's Assert on the fixture's golden bytes, alternating all of them,
+// each from a collected heap (see cleanBatch):
 //
 //   - canonicalise: the fixture's plugins made canonical (once per replay);
 //   - run: the scenario with those plugins (the agent loop, no network),
@@ -193,19 +267,15 @@ func BenchmarkCompareLayer(b *testing.B) {
 //   - rebuild: every request checked against its log prefix;
 //   - trace: every executed tool call checked against the declared edges;
 //   - outputs: what a record writes, from the run (a pin's sidecars);
+//   - uniformity: the guard that runs the pin again for a fixture that
+//     extends it without changing its header, and compares the headers;
 //   - compare: the comparison layer, as in BenchmarkCompareLayer;
-//   - replay: all of it, with the uniformity guard (which runs the pin
-//     again for a fixture extending it unchanged), as replay -shuffle 0
-//     and go test do it.
+//   - replay: all of it, as replay -shuffle 0 and go test do it.
 func BenchmarkReplayParts(b *testing.B) {
 	s := benchSuite(b, -1)
 	fixtures := referenceFixtures(b, s)
-	names := []string{"canonicalise", "run", "rebuild", "trace", "outputs", "compare", "replay"}
-	parts := map[string][]time.Duration{}
-	for _, n := range names {
-		parts[n] = make([]time.Duration, len(fixtures))
-	}
-	base := make([]time.Duration, len(fixtures))
+	names := []string{"canonicalise", "run", "rebuild", "trace", "outputs", "uniformity", "compare", "replay"}
+	t := newTally(len(fixtures), names...)
 	for b.Loop() {
 		for i, fx := range fixtures {
 			var prepared *preparedPlugins
@@ -231,6 +301,14 @@ func BenchmarkReplayParts(b *testing.B) {
 						b.Fatal(err)
 					}
 				},
+				"uniformity": func() {
+					if fx.f.addsNothing() {
+						res := &Result{}
+						if s.checkUniformity(fx.f, fx.run, res); !res.Passed() {
+							b.Fatal(res.Failures)
+						}
+					}
+				},
 				"compare": func() {
 					if fails := s.CompareGolden(fx.f, fx.out); len(fails) > 0 {
 						b.Fatal(fails)
@@ -242,21 +320,15 @@ func BenchmarkReplayParts(b *testing.B) {
 					}
 				},
 			}
-			// Collect what the parts before left, outside the timing, so
-			// that the collector's work (in the process CPU time) does not
-			// land in the cheap baseline; each part then pays mostly for its
-			// own garbage. A collection leaves the caches cold: one untimed
-			// Assert warms them again, as the parts find them.
-			runtime.GC()
-			fx.goldie()
-			cpuTimed(&base[i], fx.goldie)
+			g := t.baseline(i, cleanBatch(fx.goldie))
 			for _, n := range names {
-				cpuTimed(&parts[n][i], steps[n])
+				t.add(n, i, cleanBatch(steps[n]), g)
 			}
 		}
+		t.next()
 	}
-	reportRatios(b, base, parts, "replay")
-	logPerFixture(fixtures, base, names, parts)
+	t.report(b, "replay")
+	t.log(fixtures, names)
 }
 
 // BenchmarkPermutationPass measures what the permutation pass costs, for

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/headergold/headergold/internal/agent"
+	"github.com/tidwall/gjson"
 )
 
 // Check names the check a failure comes from.
@@ -239,7 +240,7 @@ func (s *Suite) checkUniformity(f *Fixture, r *runResult, res *Result) {
 	}
 	want, got := distinctHeaders(pr.Log), distinctHeaders(r.Log)
 	for i := 0; i < len(want) || i < len(got); i++ {
-		if i < len(want) && i < len(got) && want[i].header.Raw == got[i].header.Raw {
+		if i < len(want) && i < len(got) && want[i].raw == got[i].raw {
 			continue
 		}
 		file, line := s.goldenPath(f.Name), 0
@@ -249,7 +250,7 @@ func (s *Suite) checkUniformity(f *Fixture, r *runResult, res *Result) {
 		msg := fmt.Sprintf("%s extends the pin %s without adding config, sections, plugins or listeners, so its headers must be the pin's; header %d differs", f.Name, parent.Name, i+1)
 		var m *Mismatch
 		if i < len(want) && i < len(got) {
-			m = lineMismatch(file, line, []byte(want[i].header.Raw), []byte(got[i].header.Raw))
+			m = lineMismatch(file, line, []byte(want[i].raw), []byte(got[i].raw))
 			msg += " at " + m.Path
 		} else {
 			msg += fmt.Sprintf(": the pin has %d distinct headers, %s %d", len(want), f.Name, len(got))
@@ -269,13 +270,26 @@ func samePlugins(a, b []Plugin) bool {
 	})
 }
 
-// distinctHeaders returns the header events of a log, leaving out those
-// that repeat the header in force (a resume repeats it).
-func distinctHeaders(log []byte) []headerEvent {
-	var out []headerEvent
-	for _, e := range headerEvents(log) {
-		if len(out) == 0 || out[len(out)-1].header.Raw != e.header.Raw {
-			out = append(out, e)
+// headerAt is the header of a request/header event and its 1-based line.
+type headerAt struct {
+	line int
+	raw  string
+}
+
+// distinctHeaders returns the headers of the request/header events of a
+// log, leaving out those that repeat the header in force (a resume
+// repeats it). It reads each header event once, up to its header's end.
+func distinctHeaders(log []byte) []headerAt {
+	var out []headerAt
+	for n := 1; len(log) > 0; n++ {
+		line, rest, _ := bytes.Cut(log, []byte("\n"))
+		log = rest
+		if !mayBeHeader(line) || gjson.GetBytes(line, "type").String() != agent.TypeRequestHeader {
+			continue
+		}
+		h := gjson.GetBytes(line, "data.header")
+		if len(out) == 0 || out[len(out)-1].raw != h.Raw {
+			out = append(out, headerAt{line: n, raw: h.Raw})
 		}
 	}
 	return out

@@ -112,11 +112,15 @@ type preparedPlugins struct {
 	errs      []error
 }
 
-// preparePlugins makes the tools of f's plugins canonical.
+// preparePlugins makes the tools of f's plugins canonical, each distinct
+// parameters text once.
 func preparePlugins(f *Fixture) *preparedPlugins {
 	p := &preparedPlugins{providers: make([]*assembler.Provider, len(f.Plugins)), errs: make([]error, len(f.Plugins))}
+	// One canonicalizer for all the plugins: tools sharing a schema text
+	// share its parse.
+	var c assembler.Canonicalizer
 	for i, pl := range f.Plugins {
-		p.providers[i], p.errs[i] = assembler.NewProvider(pl.Name, internalTools(pl.Tools)...)
+		p.providers[i], p.errs[i] = c.NewProvider(pl.Name, internalTools(pl.Tools)...)
 	}
 	return p
 }
