@@ -31,10 +31,10 @@ type Request struct {
 // offset is ignored for config, which has no bytes in a [Request].
 type Place struct {
 	// Segment is Tools, System, Config or Messages.
-	Segment string
+	Segment string `json:"segment"`
 	// Offset is the byte offset of the first differing byte in the
 	// segment; the segment's length when the other side only adds to it.
-	Offset int
+	Offset int `json:"offset"`
 }
 
 // Cache is the cost of a drift; its JSON members are exactly: provider,

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/headergold/headergold/internal/redact"
 )
 
 // Source is one input of [Compare].
@@ -21,11 +23,18 @@ type Source struct {
 type Options struct {
 	// Format forces how every record is read; "" or FormatAuto detects.
 	Format Format
-	// Redact normalises volatile text in both inputs before comparing.
-	Redact []Redaction
+	// Redact normalises volatile values in both inputs before comparing,
+	// with the rules of a captured scenario's redact (see [ParseRedaction]).
+	Redact []redact.Rule
 	// MaxRecordSize lowers the size limit of one record (0 keeps
 	// the package's MaxRecordSize; a larger value does not raise it).
 	MaxRecordSize int
+	// Model, when set, prices the drift as a request to this model
+	// instead of the one the header names (config.model), for example
+	// for Gemini bodies, which name theirs in the URL.
+	Model string
+	// NoCost leaves the cost of the drift out: Result.Cache stays nil.
+	NoCost bool
 }
 
 // Compare reads the headers of a and b in order, pairs them by index and
@@ -40,11 +49,12 @@ func Compare(a, b Source, opts Options) (*Result, error) {
 		}
 	}
 	for i, r := range opts.Redact {
-		if r.Pattern == nil {
-			return nil, fmt.Errorf("redaction %d has no pattern", i+1)
+		if err := r.Check(); err != nil {
+			return nil, fmt.Errorf("redaction %d: %w", i+1, err)
 		}
 	}
-	sa, sb := newSide(a, opts), newSide(b, opts)
+	hits := make([]int, len(opts.Redact))
+	sa, sb := newSide(a, opts, hits), newSide(b, opts, hits)
 	res := &Result{NotCompared: []Hidden{}}
 	for index := 1; ; index++ {
 		errA, errB := sa.next(), sb.next()
@@ -70,6 +80,13 @@ func Compare(a, b Source, opts Options) (*Result, error) {
 			d.Cause = fmt.Sprintf("the inputs hold different numbers of headers (A %d, B %d)", sa.count, sb.count)
 			if res.First == nil {
 				res.First = d
+				if !opts.NoCost {
+					in := "A"
+					if endA {
+						in = "B"
+					}
+					res.CacheNote = fmt.Sprintf("not priced: header %d is only in %s, so there is no request on the other side to compare its prefix with", index, in)
+				}
 			} else {
 				res.LaterDiffering++
 			}
@@ -90,6 +107,7 @@ func Compare(a, b Source, opts Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		fa, fb := ha, hb // before any member is left out
 		if hidden := templated(ha, hb); len(hidden) > 0 {
 			ha, hb = ha.without(hidden), hb.without(hidden)
 			res.NotCompared = mergeHidden(res.NotCompared, hidden)
@@ -99,8 +117,19 @@ func Compare(a, b Source, opts Options) (*Result, error) {
 		}
 		if res.First == nil {
 			res.First = describe(index, ha, hb, sa.name, sb.name)
+			if !opts.NoCost {
+				sa.pricing, sb.pricing = pricingOf(fa), pricingOf(fb)
+			}
 		} else {
 			res.LaterDiffering++
+		}
+	}
+	if sa.pricing != nil {
+		price(res, res.First, sa.pricing, sb.pricing, opts.Model)
+	}
+	for i, n := range hits {
+		if n == 0 {
+			res.UnusedRedactions = append(res.UnusedRedactions, opts.Redact[i].String())
 		}
 	}
 	if sa.count == 0 && sb.count == 0 {

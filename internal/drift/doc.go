@@ -84,11 +84,33 @@
 //
 // # Redaction
 //
-// A [Redaction] rewrites the matches of a regular expression in the decoded
-// text of every JSON string value (not keys) of both records, before their
-// headers are compared; text outside the matches keeps its bytes, so
-// escaping drift is still seen. Byte offsets then refer to the redacted
-// record.
+// Redactions are the rules of package redact, the ones a captured
+// scenario's redact holds ([ParseRedaction] reads them from -redact): a
+// path rule replaces the value at a header path with a string, in a
+// request body as a captured scenario does, and in a session-log event at
+// data.header; a regular expression rewrites its matches in the decoded
+// text of every JSON string value (not keys) of both records. Both are
+// applied before the headers are compared; text outside the matches keeps
+// its bytes, so escaping drift is still seen. Byte offsets then refer to
+// the redacted record. A rule that changed nothing in the records that
+// were parsed is listed in [Result].UnusedRedactions.
+//
+// # Cost
+//
+// The first differing header is priced (SPEC §7, package cost): in the
+// render order of the provider serving B's model, the first byte at which
+// B's tools, system or conversation differ from A's is the end of the
+// prefix that stays cached; a config difference loses everything. B's
+// request is the one sent next, so its segments are counted: the
+// conversation too, when the input holds it (a request body's, or a
+// captured log's capture/request event for the header's request; a
+// reference-agent log holds none). The model is config.model (the
+// request path's for captured Gemini requests) unless [Options].Model is
+// set. A reference-agent log names no wire format: its header is priced
+// under the row of its model, and [Result].CacheNote says the provider was
+// assumed. A model the rate table does not know, a templated header, or a
+// header on one side only are not priced: Result.Cache is nil and
+// CacheNote says why ("no rate for model …").
 //
 // # Streaming
 //
@@ -117,6 +139,11 @@
 //     is seen to be longer, before the rest is read. [Options].MaxRecordSize
 //     lowers the limit. Events of a session log that are dropped as they
 //     are read (see Streaming) are never held and not limited.
+//
+// [CheckRecord] and [CheckLines] hold a record to both limits with the
+// same errors; the harness calls them on a golden file before parsing
+// it, and package stability on every log line, so the limits are the
+// same wherever a log line is parsed.
 //
 // # Known limitations
 //

@@ -67,6 +67,8 @@ type header struct {
 	reason    string
 	turn      int
 	step      int
+	request   int    // a captured log's generation request
+	rest      []byte // a body's rest (wire.Parts.Rest): its conversation
 }
 
 // placeholders are the values a templated golden log holds in place of a
@@ -192,6 +194,7 @@ func logHeader(src []byte, line int) (*header, error) {
 		reason:   lookup(data, "reason").String(),
 		turn:     int(lookup(data, "turn").Int()),
 		step:     int(lookup(data, "step").Int()),
+		request:  int(lookup(data, "request").Int()),
 	}
 	return h, nil
 }
@@ -202,7 +205,7 @@ func logHeader(src []byte, line int) (*header, error) {
 // body's own member, verbatim. Offsets in the document are mapped back to
 // the record, through the whitespace Split removes from a pretty-printed
 // body.
-func bodyHeader(src []byte, line int, f Format) (*header, error) {
+func bodyHeader(src []byte, line int, f Format, redactBody func([]byte, wire.Format) []byte) (*header, error) {
 	wf := wire.Format(f)
 	if f == FormatAuto || f == FormatLog {
 		var err error
@@ -210,11 +213,14 @@ func bodyHeader(src []byte, line int, f Format) (*header, error) {
 			return nil, fmt.Errorf("%w; use -format", err)
 		}
 	}
+	if redactBody != nil {
+		src = redactBody(src, wf)
+	}
 	p, err := wire.Split(src, wf)
 	if err != nil {
 		return nil, err
 	}
-	h := &header{format: Format(wf), wire: wf, line: line, src: src, doc: p.Header()}
+	h := &header{format: Format(wf), wire: wf, line: line, src: src, doc: p.Header(), rest: p.Rest}
 	h.locate(p)
 	return h, nil
 }

@@ -103,3 +103,41 @@ func recordLimit(opts Options) int {
 func tooLong(limit int) error {
 	return fmt.Errorf("record longer than %d bytes, the limit (MaxRecordSize is %d)", limit, MaxRecordSize)
 }
+
+// CheckRecord reports whether rec, one JSON record starting on line line
+// of file, is within the limits every reader of logs and bodies in this
+// module holds to: at most MaxRecordSize bytes, nested at most MaxDepth
+// deep. A record past either is an *InputError naming the file, the line
+// and column where the limit is passed and the depth (or the size). It
+// reads rec once, without recursion, and parses nothing, so it is safe
+// on any input; call it before anything recursive (gjson, encoding/json)
+// reads a record. A reader that gathers a long line should stop gathering
+// one byte past MaxRecordSize and give CheckRecord what it has.
+func CheckRecord(file string, line int, rec []byte) error {
+	if len(rec) > MaxRecordSize {
+		return &InputError{File: file, Line: line, Err: tooLong(MaxRecordSize)}
+	}
+	err := checkDepth(rec)
+	if err == nil {
+		return nil
+	}
+	l, c := position(rec, err.(*limitError).Offset)
+	return &InputError{File: file, Line: line + l - 1, Column: c, Err: err}
+}
+
+// CheckLines applies [CheckRecord] to every line of data, a file of JSON
+// Lines such as a golden log, and returns the first error.
+func CheckLines(file string, data []byte) error {
+	for n := 1; len(data) > 0; n++ {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if err := CheckRecord(file, n, line); err != nil {
+			return err
+		}
+	}
+	return nil
+}

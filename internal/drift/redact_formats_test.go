@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/headergold/headergold/internal/redact"
 )
 
 func writeFile(t *testing.T, dir, name string, data []byte) string {
@@ -21,10 +23,10 @@ func writeFile(t *testing.T, dir, name string, data []byte) string {
 // TestRedactAcrossFormats: a redaction normalises the same volatile text in
 // every wire format, on both sides; several redactions apply in turn.
 func TestRedactAcrossFormats(t *testing.T) {
-	compareFiles := func(a, b string, redact ...string) *Result {
+	compareFiles := func(a, b string, rules ...string) *Result {
 		t.Helper()
-		var rs []Redaction
-		for _, r := range redact {
+		var rs []redact.Rule
+		for _, r := range rules {
 			red, err := ParseRedaction(r)
 			if err != nil {
 				t.Fatal(err)

@@ -14,9 +14,14 @@ import (
 //
 //	{"identical": bool, "first": {"index": N, "path": "...", "kinds": [...], ...} | null,
 //	 "laterDiffering": N, "headers": {"a": N, "b": N},
-//	 "notCompared": [{"member": "system"|"tools", "in": ["A"|"B", …]}, …]}
+//	 "notCompared": [{"member": "system"|"tools", "in": ["A"|"B", …]}, …],
+//	 "cache": {"provider", "order", "headerTokens", …} | null,
+//	 "cacheAt": {"segment": S, "offset": N}, "cacheNote": "…",
+//	 "unusedRedactions": ["…", …]}
 //
-// The members of "first" are those of [Difference].
+// The members of "first" are those of [Difference], those of "cache" of
+// [github.com/headergold/headergold/internal/cost.Cache]; cacheAt, cacheNote and unusedRedactions are left out when
+// empty.
 func (r *Result) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -35,6 +40,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	if r.Identical {
 		p.f("identical: %d headers\n", r.Headers.A)
 		p.notCompared(r.NotCompared)
+		p.unused(r.UnusedRedactions)
 		return p.err
 	}
 	d := r.First
@@ -108,9 +114,23 @@ func (r *Result) WriteText(w io.Writer) error {
 	if d.Cause != "" {
 		p.f("  likely cause: %s\n", d.Cause)
 	}
+	for i, l := range r.CacheLines() {
+		if i > 0 {
+			l = "  " + l
+		}
+		p.f("  %s\n", l)
+	}
 	p.f("later headers differing: %d (headers: A %d, B %d)\n", r.LaterDiffering, r.Headers.A, r.Headers.B)
 	p.notCompared(r.NotCompared)
+	p.unused(r.UnusedRedactions)
 	return p.err
+}
+
+// unused names the redactions that changed nothing.
+func (p *printer) unused(rs []string) {
+	if len(rs) > 0 {
+		p.f("redactions that changed nothing: %s\n", strings.Join(rs, ", "))
+	}
 }
 
 // notCompared says which members a templated log kept out of the
@@ -151,7 +171,10 @@ func (p *printer) side(label string, s Side) {
 	fmt.Fprintf(&b, "  %s: %s line %d", label, s.File, s.Line)
 	if s.Format != "" {
 		fmt.Fprintf(&b, " (%s", s.Format)
-		if s.Reason != "" {
+		switch {
+		case s.Reason != "" && s.Wire != "":
+			fmt.Fprintf(&b, " of %s requests, %s at request %d", s.Wire, s.Reason, s.Request)
+		case s.Reason != "":
 			fmt.Fprintf(&b, ", %s at turn %d step %d", s.Reason, s.Turn, s.Step)
 		}
 		b.WriteString(")")

@@ -1,5 +1,7 @@
 package drift
 
+import "github.com/headergold/headergold/internal/cost"
+
 // Kind names one way two headers can differ.
 type Kind string
 
@@ -36,6 +38,26 @@ type Result struct {
 	// "<<tools>>"), so that Identical never hides what was not compared;
 	// empty when everything was compared.
 	NotCompared []Hidden `json:"notCompared"`
+	// Cache is what the first difference costs in prompt caching (SPEC
+	// §7), priced on B's request, the one sent after A's: its tokens
+	// before the first differing byte in the provider's render order are
+	// kept, the rest are lost. It is nil when the inputs are identical or
+	// the drift cannot be priced; CacheNote then says why.
+	Cache *cost.Cache `json:"cache"`
+	// CacheAt is the first difference in render order: the segment and
+	// the byte offset in B's bytes of it. It can come later in the
+	// document than First.Path (Anthropic renders tools before system).
+	CacheAt *cost.Place `json:"cacheAt,omitempty"`
+	// CacheNote says why Cache is nil, or what its figures assume (a
+	// provider taken from the model, a conversation not counted).
+	CacheNote string `json:"cacheNote,omitempty"`
+	// UnusedRedactions lists the redactions that changed nothing in the
+	// records that were parsed (byte-identical records after the first
+	// are not, see the package documentation): a mistyped path shows
+	// here instead of passing silently.
+	UnusedRedactions []string `json:"unusedRedactions,omitempty"`
+
+	cacheSizes map[string]int // B's segment sizes, for CacheLines
 }
 
 // Hidden is a header member that a templated log holds as a placeholder,
@@ -99,6 +121,11 @@ type Side struct {
 	Reason string `json:"reason,omitempty"`
 	Turn   int    `json:"turn,omitempty"`
 	Step   int    `json:"step,omitempty"`
+	// Request and Wire come from a captured log's request/header event,
+	// which names the generation request (from 1) and its wire format
+	// instead of a turn and step.
+	Request int    `json:"request,omitempty"`
+	Wire    string `json:"wire,omitempty"`
 	// WirePath is the path of the first difference inside the record (of
 	// the place it would be, when this side has nothing there).
 	WirePath string `json:"wirePath,omitempty"`

@@ -7,6 +7,8 @@ import (
 	"io"
 
 	"github.com/headergold/headergold/internal/canon"
+	"github.com/headergold/headergold/internal/redact"
+	"github.com/headergold/headergold/internal/wire"
 	"github.com/tidwall/gjson"
 )
 
@@ -18,7 +20,11 @@ type side struct {
 	format Format
 	log    int // logUndecided, logYes, logNo
 	count  int // headers returned so far
-	redact []Redaction
+	redact []redact.Rule
+	hits   []int // per rule, the places it changed, shared by both sides
+	// pricing, once the first differing header is found, may still await
+	// the capture/request event that holds that request's conversation.
+	pricing *pricing
 	// current record
 	src  []byte
 	line int
@@ -30,8 +36,8 @@ const (
 	logNo
 )
 
-func newSide(s Source, opts Options) *side {
-	sd := &side{name: s.Name, rr: newRecordReader(s.Name, s.Reader, recordLimit(opts)), format: opts.Format, redact: opts.Redact}
+func newSide(s Source, opts Options, hits []int) *side {
+	sd := &side{name: s.Name, rr: newRecordReader(s.Name, s.Reader, recordLimit(opts)), format: opts.Format, redact: opts.Redact, hits: hits}
 	switch opts.Format {
 	case FormatAuto, "":
 		sd.format = FormatAuto
@@ -43,7 +49,7 @@ func newSide(s Source, opts Options) *side {
 	if sd.log != logNo {
 		sd.rr.skip = func(head []byte) bool {
 			typ, ok := canonicalType(head)
-			return ok && string(typ) != headerType
+			return ok && string(typ) != headerType && !(string(typ) == captureType && sd.awaiting())
 		}
 	}
 	return sd
@@ -117,8 +123,17 @@ func (s *side) next() error {
 			s.count++
 			return nil
 		}
+		if s.awaiting() {
+			if typ, ok := canonicalType(src); !ok || string(typ) == captureType {
+				s.pricing.captured(src)
+			}
+		}
 	}
 }
+
+// awaiting reports whether the side still looks for the capture/request
+// event of the first differing header's request.
+func (s *side) awaiting() bool { return s.pricing != nil && s.pricing.request > 0 }
 
 // classify tells whether a record is a session-log event and whether it is
 // a request/header event. A canonically written event is told from its
@@ -188,22 +203,51 @@ func (s *side) header() (*header, error) {
 	if err := validate(src); err != nil {
 		return nil, s.errorAt(src, s.line, err)
 	}
-	if len(s.redact) > 0 {
-		src = redactJSON(src, s.redact)
-	}
 	var (
 		h   *header
 		err error
 	)
 	if s.log == logYes {
+		src = s.redactEvent(src)
 		h, err = logHeader(src, s.line)
 	} else {
-		h, err = bodyHeader(src, s.line, s.format)
+		h, err = bodyHeader(src, s.line, s.format, s.redactBody)
 	}
 	if err != nil {
 		return nil, s.errorAt(src, s.line, err)
 	}
 	return h, nil
+}
+
+// redactEvent applies the redactions to a session-log event: a path rule
+// at its place in data.header, a regular expression in every string value.
+func (s *side) redactEvent(src []byte) []byte {
+	for i, r := range s.redact {
+		if r.Regex != nil {
+			src = redact.Apply(src, wire.Anthropic, s.redact[i:i+1], s.hits[i:i+1])
+			continue
+		}
+		v := gjson.GetBytes(src, "data.header."+r.Path)
+		if !v.Exists() || v.Index <= 0 {
+			continue
+		}
+		with := canon.AppendString(nil, r.With)
+		out := make([]byte, 0, len(src)-len(v.Raw)+len(with))
+		out = append(out, src[:v.Index]...)
+		out = append(out, with...)
+		src = append(out, src[v.Index+len(v.Raw):]...)
+		s.hits[i]++
+	}
+	return src
+}
+
+// redactBody applies the redactions to a request body of format f, as a
+// captured scenario applies them (package redact).
+func (s *side) redactBody(src []byte, f wire.Format) []byte {
+	if len(s.redact) == 0 {
+		return src
+	}
+	return redact.Apply(src, f, s.redact, s.hits)
 }
 
 // drain counts the remaining headers of an input.

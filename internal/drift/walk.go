@@ -39,8 +39,8 @@ func describe(index int, a, b *header, nameA, nameB string) *Difference {
 	w.value(make([]string, 0, depth+1), ra, rb, "")
 	d := &Difference{
 		Index:    index,
-		A:        Side{File: nameA, Line: a.line, Format: a.format, Reason: a.reason, Turn: a.turn, Step: a.step, Offset: -1},
-		B:        Side{File: nameB, Line: b.line, Format: b.format, Reason: b.reason, Turn: b.turn, Step: b.step, Offset: -1},
+		A:        a.side(nameA),
+		B:        b.side(nameB),
 		Tools:    w.tools,
 		Content:  w.content,
 		Encoding: w.encoding,
@@ -65,6 +65,15 @@ func describe(index int, a, b *header, nameA, nameB string) *Difference {
 	}
 	d.Cause = w.cause()
 	return d
+}
+
+// side locates h in the input called name, its offsets still unknown.
+func (h *header) side(name string) Side {
+	s := Side{File: name, Line: h.line, Format: h.format, Reason: h.reason, Turn: h.turn, Step: h.step, Offset: -1}
+	if h.format == FormatLog && h.wire != "" {
+		s.Request, s.Wire, s.Turn, s.Step = h.request, string(h.wire), 0, 0
+	}
+	return s
 }
 
 // emit records one difference at the path comps. Only the differences

@@ -8,12 +8,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
 	"strings"
 
+	"github.com/headergold/headergold/internal/drift"
 	"github.com/tidwall/gjson"
 )
 
@@ -42,13 +44,23 @@ func (r Run) outcomeKey() string {
 // replayed from the idempotency ledger. The results are the last output of
 // each tool, failures included; the answer is the last assistant text.
 // Every line must be an event {"type": string, "data": object}; errors name
-// the file and 1-based line.
+// the file and 1-based line. A line is held to the limits of every log
+// reader of this module ([drift.CheckRecord]): one longer than
+// drift.MaxRecordSize is refused once that much of it is read, and one
+// nested deeper than drift.MaxDepth before it is parsed; the error is a
+// *drift.InputError naming the file, line, column and depth.
 func ReadRun(name string, r io.Reader) (Run, error) {
 	run := Run{Name: name, Results: map[string]string{}}
-	br := bufio.NewReader(r)
+	lr := lineReader{br: bufio.NewReaderSize(r, 64<<10), limit: drift.MaxRecordSize}
 	for n := 1; ; n++ {
-		line, err := br.ReadBytes('\n')
+		line, err := lr.next()
+		if err != nil && err != io.EOF {
+			return Run{}, fmt.Errorf("%s: %w", name, err)
+		}
 		if len(bytes.TrimSpace(line)) > 0 {
+			if lerr := drift.CheckRecord(name, n, line); lerr != nil {
+				return Run{}, lerr
+			}
 			ev, bad := event(line)
 			if bad != "" {
 				return Run{}, fmt.Errorf("%s:%d: %s", name, n, bad)
@@ -74,9 +86,35 @@ func ReadRun(name string, r io.Reader) (Run, error) {
 			}
 			return run, nil
 		}
-		if err != nil {
-			return Run{}, fmt.Errorf("%s: %w", name, err)
+	}
+}
+
+// lineReader returns the lines of a stream without their newline, holding
+// at most limit+1 bytes of one: a longer line is cut there (and the rest
+// of it is not read), which the record check then refuses.
+type lineReader struct {
+	br    *bufio.Reader
+	buf   []byte
+	limit int
+}
+
+// next returns the next line, valid until the next call, and io.EOF with
+// the last line.
+func (lr *lineReader) next() ([]byte, error) {
+	lr.buf = lr.buf[:0]
+	for {
+		chunk, err := lr.br.ReadSlice('\n')
+		lr.buf = append(lr.buf, chunk...)
+		if len(lr.buf) > lr.limit+1 {
+			return lr.buf[:lr.limit+1], nil
 		}
+		switch {
+		case err == nil:
+			return lr.buf[:len(lr.buf)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		}
+		return lr.buf, err
 	}
 }
 

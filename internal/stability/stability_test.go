@@ -1,10 +1,16 @@
 package stability
 
 import (
+	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/headergold/headergold/internal/drift"
 )
 
 // logOf writes a small session log: the tools run in order with their
@@ -111,5 +117,53 @@ func TestExecutedOrderSkipsRefusedAndReplayed(t *testing.T) {
 	}
 	if !slices.Equal(r.Order, []string{"create", "notify"}) || r.Results["notify"] != "sent" || r.Results["create"] != "#1" {
 		t.Errorf("order %v results %v", r.Order, r.Results)
+	}
+}
+
+// TestDeepLineRefused: a log line nested past the limit every log reader
+// holds to is refused before it is parsed, naming the file, line, column
+// and depth; ten million deep does not overflow the stack.
+func TestDeepLineRefused(t *testing.T) {
+	for _, depth := range []int{100_000, 10_000_000} {
+		const head = `{"type":"tool/result","data":{"output":`
+		log := logOf("done", create) + head + strings.Repeat("[", depth) + strings.Repeat("]", depth) + "}}\n"
+		_, err := ReadRun("deep.jsonl", strings.NewReader(log))
+		var ie *drift.InputError
+		// Line 5; the event and data objects are two levels, so the
+		// limit is passed at the 9,999th bracket after the head.
+		want := fmt.Sprintf("deep.jsonl:5:%d: nesting %d deep, deeper than the limit of 10000", len(head)+9999, depth+2)
+		if !errors.As(err, &ie) || err.Error() != want {
+			t.Fatalf("depth %d: err = %v, want %s", depth, err, want)
+		}
+	}
+	// At the limit, the line is read.
+	log := logOf("done", create) + `{"type":"tool/result","data":{"name":"x","output":` + strings.Repeat("[", 9998) + strings.Repeat("]", 9998) + "}}\n"
+	if _, err := ReadRun("ok.jsonl", strings.NewReader(log)); err != nil {
+		t.Fatalf("a line %d deep: %v", drift.MaxDepth, err)
+	}
+}
+
+// TestLongLineCut: the line reader holds at most one byte past its limit
+// of a line, so that the record check refuses it without the rest being
+// read; shorter lines come whole.
+func TestLongLineCut(t *testing.T) {
+	in := "short\n" + strings.Repeat("x", 100) + "\nnext\nlast"
+	lr := lineReader{br: bufio.NewReaderSize(strings.NewReader(in), 16), limit: 10}
+	line, err := lr.next()
+	if string(line) != "short" || err != nil {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	line, err = lr.next()
+	if len(line) != 11 || err != nil {
+		t.Fatalf("long line: %d bytes, %v; want the limit plus one", len(line), err)
+	}
+	if err := drift.CheckRecord("f", 2, bytes.Repeat([]byte("x"), drift.MaxRecordSize+1)); err == nil ||
+		!strings.Contains(err.Error(), "f:2: record longer than") {
+		t.Fatalf("record past the size limit: %v", err)
+	}
+	lr = lineReader{br: bufio.NewReaderSize(strings.NewReader("a\nb"), 16), limit: 10}
+	lr.next()
+	if line, err := lr.next(); string(line) != "b" || err != io.EOF {
+		t.Fatalf("last line without newline: %q, %v", line, err)
 	}
 }

@@ -1,0 +1,302 @@
+package drift
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/headergold/headergold/internal/cost"
+	"github.com/headergold/headergold/internal/wire"
+	"github.com/tidwall/gjson"
+)
+
+// The event of a captured log that holds the rest of a request body: its
+// conversation, with the header parts as placeholders.
+const captureType = "capture/request"
+
+// pricing is what pricing the first differing header needs from one side,
+// copied out of the record (whose buffer the reader reuses).
+type pricing struct {
+	wire   wire.Format // "" for a reference-agent log, which names none
+	model  string
+	tools  []byte // nil when the header has none
+	system []byte
+	// templated lists the members a golden log holds as placeholders.
+	templated []string
+	// conv is the conversation of the request, convKnown whether the
+	// input holds it: a request body does, a captured log in the
+	// capture/request event after the header, a reference log never.
+	conv      []byte
+	convKnown bool
+	// request is the captured request whose capture/request event is
+	// still to be read for conv (0 when none is awaited).
+	request int
+	path    string // the request path of a captured request (Gemini names its model there)
+}
+
+// pricingOf copies from h, before any member is left out of it, what
+// pricing needs.
+func pricingOf(h *header) *pricing {
+	root := gjson.ParseBytes(h.doc)
+	p := &pricing{wire: h.wire}
+	if m := lookup(root, "config", "model"); m.Type == gjson.String {
+		p.model = m.Str
+	}
+	for _, name := range []string{"system", "tools"} {
+		v := lookup(root, name)
+		if !v.Exists() {
+			continue
+		}
+		if h.format == FormatLog && v.Raw == placeholders[name] {
+			p.templated = append(p.templated, name)
+			continue
+		}
+		if name == "system" {
+			p.system = []byte(v.Raw)
+		} else {
+			p.tools = []byte(v.Raw)
+		}
+	}
+	switch {
+	case h.format != FormatLog:
+		p.conv, p.convKnown = conversation(gjson.ParseBytes(h.rest), h.wire), true
+	case h.wire != "" && h.request > 0:
+		p.request = h.request
+	}
+	return p
+}
+
+// conversation returns the conversation members of the rest of a body
+// (wire.Parts.Rest, or the body of a capture/request event) in format f,
+// as one JSON array or value: what a provider renders after the header.
+// An OpenAI Chat body's messages are without the placeholder standing for
+// its leading system messages.
+func conversation(rest gjson.Result, f wire.Format) []byte {
+	var members []string
+	switch f {
+	case wire.Anthropic:
+		members = []string{"messages"}
+	case wire.OpenAIChat:
+		msgs := lookup(rest, "messages")
+		if !msgs.IsArray() {
+			return nil
+		}
+		var out []byte
+		msgs.ForEach(func(_, m gjson.Result) bool {
+			if m.Raw == wire.SystemPlaceholder {
+				return true
+			}
+			if out == nil {
+				out = append(out, '[')
+			} else {
+				out = append(out, ',')
+			}
+			out = append(out, m.Raw...)
+			return true
+		})
+		if out == nil {
+			return []byte("[]")
+		}
+		return append(out, ']')
+	case wire.OpenAIResponses:
+		members = []string{"input", "previous_response_id", "conversation"}
+	case wire.Gemini:
+		members = []string{"contents"}
+	}
+	var out []byte
+	for _, m := range members {
+		if v := lookup(rest, m); v.Exists() {
+			if out != nil {
+				out = append(out, ',')
+			}
+			out = append(out, v.Raw...)
+		}
+	}
+	return out
+}
+
+// captured reads the conversation of the awaited request from a
+// capture/request event; it reports whether src was that event. An event
+// it cannot read leaves the conversation unknown: the comparison does not
+// depend on it.
+func (p *pricing) captured(src []byte) bool {
+	if validate(src) != nil {
+		return false
+	}
+	data := lookup(gjson.ParseBytes(src), "data")
+	if lookup(data, "request").Int() != int64(p.request) {
+		return false
+	}
+	f := wire.Format(lookup(data, "format").String())
+	if f == "" {
+		f = p.wire
+	}
+	p.conv, p.convKnown = conversation(lookup(data, "body"), f), true
+	p.path = lookup(data, "path").String()
+	p.request = 0
+	return true
+}
+
+// geminiModel returns the model a Gemini request path names:
+// /v1beta/models/MODEL:generateContent.
+func geminiModel(path string) string {
+	_, rest, ok := strings.Cut(path, "/models/")
+	if !ok {
+		return ""
+	}
+	model, _, _ := strings.Cut(rest, ":")
+	return model
+}
+
+// ttl returns the cache lifetime an Anthropic request asks for: "1h" when
+// any cache_control breakpoint of its tools, system or messages asks for an
+// hour, else "" (five minutes).
+func (p *pricing) ttl() string {
+	paths := []struct {
+		seg  []byte
+		path string
+	}{
+		{p.tools, "#.cache_control.ttl"},
+		{p.system, "#.cache_control.ttl"},
+		{p.conv, "#.content.#.cache_control.ttl"},
+	}
+	for _, x := range paths {
+		if len(x.seg) == 0 || x.seg[0] != '[' {
+			continue
+		}
+		if strings.Contains(gjson.GetBytes(x.seg, x.path).Raw, `"1h"`) {
+			return "1h"
+		}
+	}
+	return ""
+}
+
+// price prices the first difference d between the headers of A and B
+// (SPEC §7) on res: B's request is the one sent next, A's the one whose
+// prefix is cached. model, when set, overrides the model the request
+// names. Whatever keeps it from a price is said in res.CacheNote, and so
+// are the assumptions behind one.
+func price(res *Result, d *Difference, a, b *pricing, model string) {
+	var notes []string
+	note := func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
+	// fail says why there is no price, and only that.
+	fail := func(format string, args ...any) { res.CacheNote = fmt.Sprintf(format, args...) }
+
+	if hidden := templatedIn(a, b); hidden != "" {
+		fail("not priced: %s, so their tokens are unknown (compare full logs, record -o, for the cost)", hidden)
+		return
+	}
+	f := b.wire
+	if f == "" {
+		f = wire.Anthropic
+		note("provider assumed: the log names no wire format (a reference-agent log), so the model's row decides; its header bytes are counted as the reference agent writes them")
+	}
+	if model == "" {
+		model = b.model
+		if model == "" && b.wire == wire.Gemini {
+			model = geminiModel(b.path)
+		}
+	}
+	if model == "" {
+		if b.wire == wire.Gemini {
+			fail("not priced: the request names no model (Gemini names it in the URL); give -model")
+		} else {
+			fail("not priced: the header names no model (config.model); give -model")
+		}
+		return
+	}
+	rate, err := cost.RateFor(string(f), model)
+	if err != nil {
+		fail("no rate for model %q: the rate table (as of %s) has no row for it", model, cost.TableAsOf)
+		return
+	}
+	next := cost.Request{Format: string(f), Model: model, Tools: b.tools, System: b.system, Messages: b.conv}
+	if rate.Provider == cost.Anthropic && rate.Write1h > 0 {
+		next.TTL = b.ttl()
+	}
+	old := cost.Request{Format: string(f), Model: model, Tools: a.tools, System: a.system}
+	if a.convKnown && b.convKnown {
+		old.Messages = a.conv
+		if old.Messages == nil {
+			old.Messages = []byte{}
+		}
+	}
+	configChanged := d.Path == "config" || strings.HasPrefix(d.Path, "config.")
+	c, at, err := cost.EstimateDrift(old, next, configChanged)
+	if err != nil {
+		fail("not priced: %v", err)
+		return
+	}
+	res.Cache, res.CacheAt = c, &at
+	res.cacheSizes = map[string]int{cost.Tools: len(b.tools), cost.System: len(b.system), cost.Messages: len(b.conv)}
+	if !b.convKnown {
+		note("the conversation is not counted: the input does not hold it")
+	}
+	if next.TTL == "1h" {
+		note("a cache_control breakpoint asks for 1h: every lost token is priced as a 1-hour write")
+	}
+	if onlyEncoding(d.Kinds) {
+		note("only the encoding differs: a provider that parses the body renders both sides alike, so this is what a byte-prefix cache would lose")
+	}
+	res.CacheNote = strings.Join(notes, "; ")
+}
+
+// templatedIn names the members a golden log holds as placeholders on
+// either side, for example "system and tools are templated in A and B".
+func templatedIn(a, b *pricing) string {
+	var members, sides []string
+	add := func(side string, p *pricing) {
+		if len(p.templated) == 0 {
+			return
+		}
+		sides = append(sides, side)
+		for _, m := range p.templated {
+			if !contains(members, m) {
+				members = append(members, m)
+			}
+		}
+	}
+	add("A", a)
+	add("B", b)
+	if len(members) == 0 {
+		return ""
+	}
+	verb := "is"
+	if len(members) > 1 {
+		verb = "are"
+	}
+	return fmt.Sprintf("%s %s templated in %s", strings.Join(members, " and "), verb, strings.Join(sides, " and "))
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func onlyEncoding(kinds []Kind) bool {
+	return len(kinds) == 1 && kinds[0] == Encoding
+}
+
+// CacheLines returns the lines replay diff prints for the cost of the
+// first differing header: those of [cost.Cache.Lines], then the note, or,
+// when the drift could not be priced, one line saying why ("cache: no rate
+// for model …"). It returns nil when the inputs are identical.
+func (r *Result) CacheLines() []string {
+	if r.First == nil {
+		return nil
+	}
+	if r.Cache == nil {
+		if r.CacheNote == "" {
+			return nil
+		}
+		return []string{"cache: " + r.CacheNote}
+	}
+	lines := r.Cache.Lines(*r.CacheAt, r.cacheSizes)
+	if r.CacheNote != "" {
+		lines = append(lines, "note: "+r.CacheNote)
+	}
+	return lines
+}
