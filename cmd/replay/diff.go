@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/headergold/headergold/internal/cliflags"
 	"github.com/headergold/headergold/internal/drift"
 	"github.com/headergold/headergold/internal/redact"
 )
@@ -71,6 +72,10 @@ Exit status: 0 identical, 1 drift, 2 usage error, 125 unreadable or invalid
 input, or nothing to compare (no header in either input).
 `
 
+// diffCommand words replay diff's usage errors; -h prints diffUsage.
+var diffCommand = cliflags.Command{Name: "replay diff",
+	Usage: "usage: replay diff [-format F] [-json] [-redact RULE]... [-model M] A B\n"}
+
 // redactFlags collects repeated -redact flags.
 type redactFlags []redact.Rule
 
@@ -102,11 +107,10 @@ func runDiff(args []string, e env) int {
 	for rest := args; ; {
 		if err := fs.Parse(rest); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stderr, diffUsage)
+				fmt.Fprint(stdout, diffUsage)
 				return exitOK
 			}
-			fmt.Fprintf(stderr, "replay diff: %v\n\n%s", err, diffUsage)
-			return exitUsage
+			return diffCommand.Fail(stderr, "%v", err)
 		}
 		after := fs.Args()
 		if n := len(rest) - len(after); n > 0 && rest[n-1] == "--" {
@@ -121,16 +125,13 @@ func runDiff(args []string, e env) int {
 	}
 	f, err := drift.ParseFormat(*format)
 	if err != nil {
-		fmt.Fprintf(stderr, "replay diff: -format: %v\n", err)
-		return exitUsage
+		return diffCommand.Fail(stderr, "-format: %v", err)
 	}
 	if len(files) != 2 {
-		fmt.Fprintf(stderr, "replay diff: want two inputs A and B, got %d\n\n%s", len(files), diffUsage)
-		return exitUsage
+		return diffCommand.Fail(stderr, "want two inputs A and B, got %d", len(files))
 	}
 	if files[0] == "-" && files[1] == "-" {
-		fmt.Fprintf(stderr, "replay diff: only one of A and B can be standard input\n")
-		return exitUsage
+		return diffCommand.Fail(stderr, "only one of A and B can be standard input")
 	}
 
 	var srcs [2]drift.Source

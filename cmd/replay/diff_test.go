@@ -62,7 +62,7 @@ func TestDiffExitStatus(t *testing.T) {
 		{"bad redact", []string{"-redact", "([=x", a, b}, exitUsage, "", "redaction"},
 		{"redact without =", []string{"-redact", "abc", a, b}, exitUsage, "", "REGEX=TOKEN"},
 		{"two stdins", []string{"-", "-"}, exitUsage, "", "standard input"},
-		{"help", []string{"-h"}, exitOK, "", "Examples:"},
+		{"help", []string{"-h"}, exitOK, "Examples:", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := replay(t, nil, false, append([]string{"diff"}, tc.args...)...)

@@ -1,8 +1,9 @@
 // Command replay replays golden session logs and bisects header drift.
 //
-//	go run ./cmd/replay [flags]          replay fixtures against golden files
-//	go run ./cmd/replay diff A B         find where two hosts' headers drift
-//	go run ./cmd/replay stability LOG... how stable a task's tool order and outcome are
+//	replay [flags]            replay fixtures against golden files
+//	replay diff A B           find where two hosts' headers drift
+//	replay stability LOG...   how stable a task's tool order and outcome are
+//	replay help [diff | stability]
 //
 // Run it with -h for the flags. Exit status: 0 all match, 1 a mismatch or
 // guard failure, 2 usage error, 125 cannot test (invalid fixture,
@@ -12,6 +13,8 @@ package main
 import (
 	"io"
 	"os"
+
+	"github.com/headergold/headergold/internal/cliflags"
 )
 
 func main() {
@@ -32,9 +35,9 @@ type env struct {
 
 // Exit statuses, chosen for git bisect run.
 const (
-	exitOK        = 0
+	exitOK        = cliflags.ExitOK
 	exitMismatch  = 1
-	exitUsage     = 2
+	exitUsage     = cliflags.ExitUsage
 	exitCannotRun = 125
 )
 
@@ -45,9 +48,28 @@ func run(args []string, e env) int {
 			return runDiff(args[1:], e)
 		case "stability":
 			return runStability(args[1:], e)
+		case "help":
+			return runHelp(args[1:], e)
 		}
 	}
 	return runReplay(args, e)
+}
+
+// runHelp prints the full help of replay or of one of its subcommands to
+// standard output: replay help [diff | stability].
+func runHelp(args []string, e env) int {
+	switch {
+	case len(args) == 0:
+		_, code := parseReplayFlags([]string{"-h"}, e)
+		return code
+	case len(args) > 1:
+		return replayCommand.Fail(e.stderr, "help takes one topic; got %q", args)
+	case args[0] == "diff":
+		return runDiff([]string{"-h"}, e)
+	case args[0] == "stability":
+		return runStability([]string{"-h"}, e)
+	}
+	return replayCommand.Fail(e.stderr, "no help on %q (topics: diff, stability)", args[0])
 }
 
 func isTerminal(f *os.File) bool {

@@ -110,20 +110,6 @@ func TestGuardFindingFails(t *testing.T) {
 	}
 }
 
-func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{
-		{"-nope"}, {"-shard", "0/3"}, {"-shard", "4/3"}, {"-shard", "x"}, {"-run", "("}, {"extra"}, {"-shuffle", "-1"},
-	} {
-		if r := replay(t, nil, false, args...); r.code != exitUsage || r.stderr == "" {
-			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
-		}
-	}
-	r := replay(t, nil, false, "-h")
-	if r.code != exitOK || !strings.Contains(r.stderr, "Examples:") || !strings.Contains(r.stderr, "git bisect run") {
-		t.Errorf("-h: exit %d\n%s", r.code, r.stderr)
-	}
-}
-
 func TestCannotTest(t *testing.T) {
 	fx, gd := copyBundled(t)
 	os.WriteFile(filepath.Join(fx, "broken.json"), []byte("{\n  \"description\": \"x\",\n}\n"), 0o644)

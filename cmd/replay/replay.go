@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"hash/fnv"
@@ -19,11 +18,14 @@ import (
 	"github.com/headergold/headergold/internal/cliflags"
 )
 
-const replayUsage = `usage: replay [flags]
+// replayCommand is replay's usage and help.
+var replayCommand = cliflags.Command{Name: "replay", Usage: `usage: replay [flags]
        replay diff [flags] A B
        replay stability [flags] LOG...
+       replay help [diff | stability]
+`, Help: replayHelp}
 
-Replays every fixture in -fixtures against its golden files in -golden:
+const replayHelp = `Replays every fixture in -fixtures against its golden files in -golden:
 each request is rebuilt from its log prefix, the templated log and pinned
 sidecars are compared byte for byte, and -shuffle more runs register
 plugins and sections in seeded random and concurrent orders.
@@ -34,19 +36,20 @@ subprocess against a fake provider on 127.0.0.1, as many times as its
 be byte-identical to the first's. Scenarios whose agent is an in-process Go
 function run from go test (harness.Options.Agent), not from here.
 
-Examples:
-  go run ./cmd/replay                          replay the bundled fixtures
-  go run ./cmd/replay -run '^tool-' -v         replay the tool-* fixtures
-  go run ./cmd/replay -shard 2/4 -json         the second of four CI shards
-  go run ./cmd/replay -seed 1234 -run '^resume$'   replay a reported failure
-  git bisect run go run ./cmd/replay -run '^text-turn$'
-  go run ./cmd/replay diff ci.jsonl laptop.jsonl   see 'replay diff -h'
-  go run ./cmd/replay stability runs/*.jsonl       see 'replay stability -h'
+Examples (replay is go run github.com/headergold/headergold/cmd/replay,
+or the binary go install puts on PATH):
+  replay                                  replay the fixtures in ./fixtures
+  replay -run '^tool-' -v                 replay the tool-* fixtures
+  replay -shard 2/4 -json                 the second of four CI shards
+  replay -seed 1234 -run '^resume$'       replay a reported failure
+  replay diff ci.jsonl laptop.jsonl       see 'replay help diff'
+  replay stability runs/*.jsonl           see 'replay help stability'
+
+Flags go before or after other arguments; -h prints this help.
 
 Exit status: 0 all match, 1 mismatch or guard failure, 2 usage error,
-125 cannot test (invalid fixture, unreadable file).
-
-Flags:
+125 cannot test (invalid fixture, unreadable file), so it works with
+git bisect run (build the binary first: go run turns 125 into 1).
 `
 
 // replayFlags are the parsed flags of a replay.
@@ -61,13 +64,11 @@ type replayFlags struct {
 	capture   cliflags.Capture
 }
 
-func parseReplayFlags(args []string, e env) (*replayFlags, error) {
+// parseReplayFlags parses replay's flags; when it returns nil, replay
+// is done and exits with the status it returns (a usage error or the help
+// printed).
+func parseReplayFlags(args []string, e env) (*replayFlags, int) {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprint(e.stderr, replayUsage)
-		fs.PrintDefaults()
-	}
 	var (
 		rf      replayFlags
 		runExpr string
@@ -86,23 +87,23 @@ func parseReplayFlags(args []string, e env) (*replayFlags, error) {
 	rf.opts.MaxFileSize = harness.DefaultMaxFileSize
 	fs.Var(&rf.opts.MaxFileSize, "max-file-size", "refuse to read a fixture or golden file larger than `SIZE` (KiB, MiB, GiB)")
 	rf.capture.Register(fs, false)
-	if err := fs.Parse(args); err != nil {
-		return nil, err
+	pos, code, ok := replayCommand.Parse(fs, args, e.stdout, e.stderr)
+	if !ok {
+		return nil, code
 	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	if len(pos) > 0 {
+		return nil, replayCommand.Fail(e.stderr, "unexpected argument %q (subcommands: diff, stability, help)", pos[0])
 	}
 	if runExpr != "" {
 		re, err := regexp.Compile(runExpr)
 		if err != nil {
-			return nil, fmt.Errorf("-run: %w", err)
+			return nil, replayCommand.Fail(e.stderr, "-run: %v", err)
 		}
 		rf.opts.Run = re
 	}
 	switch {
 	case shuffle < 0:
-		return nil, fmt.Errorf("-shuffle %d: want 0 or more", shuffle)
+		return nil, replayCommand.Fail(e.stderr, "-shuffle %d: want 0 or more", shuffle)
 	case shuffle == 0:
 		rf.opts.Shuffle = -1
 	default:
@@ -112,12 +113,12 @@ func parseReplayFlags(args []string, e env) (*replayFlags, error) {
 	if shard != "" {
 		var err error
 		if rf.shard, rf.shards, err = parseShard(shard); err != nil {
-			return nil, err
+			return nil, replayCommand.Fail(e.stderr, "%v", err)
 		}
 	}
 	rf.colour = e.terminal && e.getenv("NO_COLOR") == "" && !rf.json
 	rf.annotated = e.getenv("GITHUB_ACTIONS") == "true"
-	return &rf, nil
+	return &rf, exitOK
 }
 
 func parseShard(s string) (i, n int, err error) {
@@ -168,18 +169,13 @@ type summaryReport struct {
 }
 
 func runReplay(args []string, e env) int {
-	rf, err := parseReplayFlags(args, e)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
-	}
-	if err != nil {
-		fmt.Fprintf(e.stderr, "replay: %v\n", err)
-		return exitUsage
+	rf, code := parseReplayFlags(args, e)
+	if rf == nil {
+		return code
 	}
 	release, err := rf.capture.Apply(&rf.opts, e.stderr)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "replay: %v\n", err)
-		return exitUsage
+		return replayCommand.Fail(e.stderr, "%v", err)
 	}
 	defer release()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -2,19 +2,21 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/headergold/headergold/internal/cliflags"
 	"github.com/headergold/headergold/internal/stability"
 )
 
-const stabilityUsage = `usage: replay stability [-json] [-threshold F] LOG...
+// stabilityCommand is replay stability's usage and help.
+var stabilityCommand = cliflags.Command{Name: "replay stability",
+	Usage: "usage: replay stability [-json] [-threshold F] LOG...\n", Help: stabilityHelp}
 
-Compares several session logs of the same task (from other hosts, other
+const stabilityHelp = `Compares several session logs of the same task (from other hosts, other
 model versions, repeated runs) and reports:
 
   ordering stability  share of runs whose executed tool-call order is the
@@ -28,42 +30,33 @@ holds); stable but brittle (the order holds, the outcome varies); neither.
 A share at or above -threshold counts.
 
 Examples:
-  go run ./cmd/replay stability ci/*.jsonl laptop.jsonl
-  go run ./cmd/replay stability -json -threshold 0.9 runs/*.jsonl
+  replay stability ci/*.jsonl laptop.jsonl
+  replay stability runs/*.jsonl -json -threshold 0.9
+
+Flags go before or after the logs ("--" ends them); -h prints this help.
 
 Exit status: 0 report printed, 2 usage error, 125 unreadable or invalid log.
-
-Flags:
 `
 
 // runStability compares several logs of one task: replay stability LOG...
 // args are its arguments (without "stability").
 func runStability(args []string, e env) int {
 	stdout, stderr := e.stdout, e.stderr
-	fs := flag.NewFlagSet("stability", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, stabilityUsage)
-		fs.PrintDefaults()
-	}
+	fs := flag.NewFlagSet("replay stability", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")
 	threshold := fs.Float64("threshold", 0.8, "share (0..1] at which an order counts as stable and an outcome as robust")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	logs, code, ok := stabilityCommand.Parse(fs, args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	if fs.NArg() < 2 {
-		fmt.Fprintln(stderr, "stability: give at least two logs of the same task")
-		return exitUsage
+	if len(logs) < 2 {
+		return stabilityCommand.Fail(stderr, "give at least two logs of the same task; got %d", len(logs))
 	}
 	if *threshold <= 0 || *threshold > 1 {
-		fmt.Fprintf(stderr, "stability: -threshold %v: want a share in (0, 1]\n", *threshold)
-		return exitUsage
+		return stabilityCommand.Fail(stderr, "-threshold %v: want a share in (0, 1]", *threshold)
 	}
 	var runs []stability.Run
-	for _, name := range fs.Args() {
+	for _, name := range logs {
 		f, err := os.Open(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "stability: %v\n", err)

@@ -65,7 +65,7 @@ func TestStabilityCommand(t *testing.T) {
 	if r := replay(t, nil, false, "stability", files[0], filepath.Join(dir, "missing")); r.code != exitCannotRun {
 		t.Errorf("missing file: exit %d", r.code)
 	}
-	if r := replay(t, nil, false, "stability", "-h"); r.code != exitOK || !strings.Contains(r.stderr, "Examples:") {
+	if r := replay(t, nil, false, "stability", "-h"); r.code != exitOK || !strings.Contains(r.stdout, "Examples:") {
 		t.Errorf("-h: exit %d", r.code)
 	}
 }
