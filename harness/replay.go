@@ -54,6 +54,9 @@ func (f Failure) String() string {
 	if m := f.Mismatch; m != nil && (m.Want != "" || m.Got != "") {
 		s += fmt.Sprintf("\n  want: %s\n  got:  %s", m.Want, m.Got)
 	}
+	if f.Mismatch != nil {
+		s += f.Mismatch.cacheText()
+	}
 	return s
 }
 
@@ -319,9 +322,14 @@ func (s *Suite) CompareGolden(f *Fixture, out *Outputs) []Failure {
 		want, fail := readGolden(f, sc.file, s.opts.maxFileSize())
 		if fail != nil {
 			fails = append(fails, *fail)
+		} else if fail := checkSidecar(sc.file, want, sc.got); fail != nil {
+			fails = append(fails, *fail)
 		} else if m := compareFile(sc.file, want, sc.got); m != nil {
 			fails = append(fails, Failure{Check: CheckSidecar, File: sc.file, Line: m.Line, Msg: m.Reason, Mismatch: m})
 		}
+	}
+	if f.Pin {
+		attachCost(fails, s.goldenPath(f.Name), s.systemPath(f.Name), s.toolsPath(f.Name), out, s.opts.maxFileSize())
 	}
 	return fails
 }
@@ -348,6 +356,9 @@ func readGolden(f *Fixture, file string, limit ByteSize) ([]byte, *Failure) {
 func compareLog(f *Fixture, file string, want []byte, out *Outputs) []Failure {
 	if bytes.Equal(want, out.Golden) {
 		return nil // the run's log is templated and its trace checked
+	}
+	if fail := checkGolden(file, want, true); fail != nil {
+		return []Failure{*fail}
 	}
 	if !bytes.Contains(want, []byte("\r\n")) {
 		if t, err := Template(want); err != nil || !bytes.Equal(t, want) {

@@ -20,6 +20,10 @@ type Mismatch struct {
 	Reason string // one line: what differs
 	Want   string // the expected line, windowed around the difference
 	Got    string // the produced line, windowed around the difference
+	// Cache is, for a pinned fixture, what the drift of its first
+	// differing header costs in prompt caching (SPEC §7): the lines
+	// replay diff prints for it, the first starting "cache:".
+	Cache []string
 }
 
 // String formats the mismatch as FILE:LINE: reason, then both sides.
@@ -28,6 +32,21 @@ func (m *Mismatch) String() string {
 	fmt.Fprintf(&b, "%s:%d: %s", m.File, m.Line, m.Reason)
 	if m.Want != "" || m.Got != "" {
 		fmt.Fprintf(&b, "\n  want: %s\n  got:  %s", m.Want, m.Got)
+	}
+	b.WriteString(m.cacheText())
+	return b.String()
+}
+
+// cacheText is the cache lines, each on a line of its own, indented under
+// the mismatch; "" when there are none.
+func (m *Mismatch) cacheText() string {
+	var b strings.Builder
+	for i, l := range m.Cache {
+		b.WriteString("\n  ")
+		if i > 0 {
+			b.WriteString("  ")
+		}
+		b.WriteString(l)
 	}
 	return b.String()
 }
@@ -68,7 +87,7 @@ func compareBytes(file string, want, got []byte) *Mismatch {
 				Reason: fmt.Sprintf("the run produced %d fewer line(s) than the file has, first missing: %s", len(wl)-len(gl), eventLabel(wl[i])),
 				Want:   window(wl[i], 0)}
 		case !bytes.Equal(wl[i], gl[i]):
-			if len(wl) > 1 && gjson.ValidBytes(want) && gjson.ValidBytes(got) {
+			if len(wl) > 1 && withinLimits(want) && withinLimits(got) && gjson.ValidBytes(want) && gjson.ValidBytes(got) {
 				return docMismatch(file, i+1, want, got, wl[i], gl[i])
 			}
 			return lineMismatch(file, i+1, wl[i], gl[i])
@@ -81,7 +100,7 @@ func compareBytes(file string, want, got []byte) *Mismatch {
 func lineMismatch(file string, n int, want, got []byte) *Mismatch {
 	at := commonPrefix(want, got)
 	m := &Mismatch{File: file, Line: n, Want: window(want, at), Got: window(got, at)}
-	if gjson.ValidBytes(want) && gjson.ValidBytes(got) {
+	if withinLimits(want) && withinLimits(got) && gjson.ValidBytes(want) && gjson.ValidBytes(got) {
 		m.Event = eventType(want)
 		m.Path = firstDiffPath(gjson.ParseBytes(want), gjson.ParseBytes(got), "")
 		what := "line"

@@ -1,0 +1,185 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/headergold/headergold/internal/drift"
+	"github.com/tidwall/gjson"
+)
+
+// spacedAgent sends one Anthropic request written as Python's json.dumps
+// writes it (", " and ": " between tokens, on one line), with a system
+// prompt of two lines, four tools, and the description of the last one
+// from DESC, then takes the text reply.
+func spacedAgent(ctx context.Context, s *Session) error {
+	var tools []string
+	for i, d := range []string{"Read a file.", "Write a file.", "Search files.", s.Getenv("DESC")} {
+		tools = append(tools, fmt.Sprintf(`{"name": "tool_%d", "description": %q, "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}`, i, d))
+	}
+	body := `{"model": "claude-sonnet-4-5", "max_tokens": 100, "system": [{"type": "text", "text": "Be brief.\nCite files."}], ` +
+		`"tools": [` + strings.Join(tools, ", ") + `], "messages": [{"role": "user", "content": "What is in go.mod?"}]}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.AnthropicBaseURL+"/v1/messages", strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	resp, err := s.HTTPClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if _, err := io.ReadAll(resp.Body); err != nil {
+		return err
+	}
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	return nil
+}
+
+const spacedFixture = `{"description": "one request written with spaces", "pin": true, "runs": 1,
+  "agent": {"env": {"DESC": %q}}, "replies": [{"text": "A Go module."}]}`
+
+// pinnedSpaced records the spaced agent's pinned scenario with DESC
+// recorded, then loads the suite again with DESC now, and returns it with
+// the full logs of both runs.
+func pinnedSpaced(t *testing.T, recorded, now string) (s *Suite, opts Options, before, after []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	opts = Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1, Agent: spacedAgent}
+	for _, d := range []string{opts.Fixtures, opts.Golden} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fixture := filepath.Join(opts.Fixtures, "spaced.json")
+	writeFile(t, fixture, fmt.Sprintf(spacedFixture, recorded))
+	s = mustLoad(t, opts)
+	if _, failed, err := s.Record(RecordOptions{}); err != nil {
+		t.Fatalf("record: %v %v", err, failed)
+	}
+	out, res := s.Check(s.Fixture("spaced"))
+	if out == nil {
+		t.Fatalf("%v", res.Failures)
+	}
+	before = out.Log
+	writeFile(t, fixture, fmt.Sprintf(spacedFixture, now))
+	s = mustLoad(t, opts)
+	out, res = s.Check(s.Fixture("spaced"))
+	if out == nil {
+		t.Fatalf("%v", res.Failures)
+	}
+	return s, opts, before, out.Log
+}
+
+// TestPinnedLogRebuildsTheRun: the golden log with its sidecars' headers
+// put back is the full log of the run that recorded it, byte for byte,
+// for a reference fixture and for a captured one sent with spaces between
+// its tokens, so the only differences drift sees in a failing replay are
+// real ones.
+func TestPinnedLogRebuildsTheRun(t *testing.T) {
+	opts := copyBundled(t)
+	s := mustLoad(t, opts)
+	out, res := s.Check(s.Fixture("text-turn"))
+	if out == nil {
+		t.Fatalf("%v", res.Failures)
+	}
+	g := func(ext string) []byte { return readFile(t, filepath.Join(opts.Golden, "text-turn"+ext)) }
+	if got, ok := pinnedLog(g(".golden"), g(".system.md"), g(".tools.json"), out.Log); !ok || !bytes.Equal(got, out.Log) {
+		t.Fatalf("text-turn rebuilt (%v):\n%s\nwant:\n%s", ok, got, out.Log)
+	}
+
+	_, sopts, before, _ := pinnedSpaced(t, "List a directory.", "List a directory.")
+	g = func(ext string) []byte { return readFile(t, filepath.Join(sopts.Golden, "spaced"+ext)) }
+	if got, ok := pinnedLog(g(".golden"), g(".system.md"), g(".tools.json"), before); !ok || !bytes.Equal(got, before) {
+		t.Fatalf("captured log rebuilt (%v):\n%s\nwant:\n%s", ok, got, before)
+	}
+}
+
+// TestPinnedFailurePricesTheDrift: a pinned scenario whose last tool
+// changed fails its tools sidecar, and the failure carries the cache lines
+// replay diff prints for the two full logs.
+func TestPinnedFailurePricesTheDrift(t *testing.T) {
+	s, _, before, after := pinnedSpaced(t, "List a directory.", "List a directory, newest first.")
+	fails := replayOne(t, s, "spaced")
+	f := failureWith(t, fails, CheckSidecar, "initial.3.description")
+	res, err := drift.Compare(drift.Source{Name: "before", Reader: bytes.NewReader(before)},
+		drift.Source{Name: "after", Reader: bytes.NewReader(after)}, drift.Options{})
+	if err != nil || res.Cache == nil {
+		t.Fatalf("drift of the full logs: %v %+v", err, res)
+	}
+	want := res.CacheLines()
+	if strings.Join(f.Mismatch.Cache, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("replay's cache lines:\n%s\nreplay diff's:\n%s", strings.Join(f.Mismatch.Cache, "\n"), strings.Join(want, "\n"))
+	}
+	// The first difference is in the last tool's description: at the
+	// byte after "List a directory" in the tools as the agent sent them.
+	tools := gjson.GetBytes(after[:bytes.IndexByte(after, '\n')], "data.header.tools").Raw
+	at := strings.Index(tools, "List a directory") + len("List a directory")
+	if wantLine := fmt.Sprintf("first difference in that order: tools byte %d of %d", at, len(tools)); !strings.Contains(want[0], wantLine) {
+		t.Fatalf("%s\nwant %s", want[0], wantLine)
+	}
+	text := f.String()
+	for _, w := range []string{"\n  cache: anthropic caches the prefix tools → system → messages;", "\n    header ", "\n    tokens: o200k_base"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("failure text lacks %q:\n%s", w, text)
+		}
+	}
+	// Only the first failure carries them.
+	for _, o := range fails {
+		if o.Mismatch != nil && o.Mismatch != f.Mismatch && len(o.Mismatch.Cache) > 0 {
+			t.Errorf("second cache line on %v", o)
+		}
+	}
+}
+
+// TestPinnedFailureUnknownModel: the bundled pin's model is in no rate
+// row, and its failure says so.
+func TestPinnedFailureUnknownModel(t *testing.T) {
+	opts := copyBundled(t)
+	p := filepath.Join(opts.Golden, "text-turn.tools.json")
+	writeFile(t, p, strings.Replace(string(readFile(t, p)), `"description": "`, `"description": "X`, 1))
+	f := failureWith(t, replayOne(t, mustLoad(t, opts), "text-turn"), CheckSidecar)
+	if !strings.Contains(f.String(), "\n  cache: no rate for model \"m-1\"") {
+		t.Fatalf("%s", f.String())
+	}
+}
+
+// TestGoldenFilesPastTheLimits: a golden log line or a tools sidecar
+// nested past the limit every log reader holds to cannot be tested
+// (exit 125), the failure naming the file, line and depth; ten million
+// deep does not overflow the stack.
+func TestGoldenFilesPastTheLimits(t *testing.T) {
+	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	for _, tc := range []struct {
+		name, file, content string
+		line                int
+		msg                 string
+	}{
+		{"golden log", "tool-turn.golden", `{"type":"turn/start","data":{"turn":1}}` + "\n" + `{"type":"x","data":{"v":` + deep(100_000) + "}}\n", 2, "nesting 100002 deep, deeper than the limit of 10000"},
+		{"golden log, ten million deep", "tool-turn.golden", `{"type":"x","data":{"v":` + deep(10_000_000) + "}}\n", 1, "nesting 10000002 deep"},
+		{"tools sidecar", "text-turn.tools.json", "{\n  \"initial\": " + deep(20_000) + "\n}\n", 2, "nesting 20001 deep, deeper than the limit of 10000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := copyBundled(t)
+			path := filepath.Join(opts.Golden, tc.file)
+			writeFile(t, path, tc.content)
+			s := mustLoad(t, opts)
+			res := s.Replay(s.Fixture(strings.SplitN(tc.file, ".", 2)[0]))
+			if !res.Invalid() {
+				t.Fatalf("not invalid: %v", res.Failures)
+			}
+			f := failureWith(t, res.Failures, CheckInvalid, tc.msg)
+			if f.File != path || f.Line != tc.line {
+				t.Fatalf("failure at %s:%d, want %s:%d: %v", f.File, f.Line, path, tc.line, f)
+			}
+		})
+	}
+}
