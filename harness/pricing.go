@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -35,6 +36,9 @@ func checkGolden(file string, data []byte, lines bool) *Failure {
 	f := &Failure{Check: CheckInvalid, File: file, Msg: err.Error()}
 	if ie, ok := err.(*drift.InputError); ok {
 		f.Line, f.Msg = ie.Line, ie.Err.Error()
+		if ie.Column > 0 {
+			f.Msg = fmt.Sprintf("column %d: %v", ie.Column, ie.Err)
+		}
 	}
 	return f
 }
