@@ -131,10 +131,15 @@ func TestRunSelects(t *testing.T) {
 }
 
 type jsonLine struct {
-	Fixture  *string  `json:"fixture"`
-	Status   string   `json:"status"`
-	Seconds  *float64 `json:"seconds"`
-	Seed     *uint64  `json:"seed"`
+	Fixture *string  `json:"fixture"`
+	Status  string   `json:"status"`
+	Seconds *float64 `json:"seconds"`
+	Seed    *uint64  `json:"seed"`
+	Pins    *struct {
+		Kind  string   `json:"kind"`
+		Files []string `json:"files"`
+		Pin   string   `json:"pin"`
+	} `json:"pins"`
 	Failures []struct {
 		Check, File, Path, Message string
 		Line                       int
@@ -177,7 +182,7 @@ func TestJSONSchema(t *testing.T) {
 		t.Errorf("summary %+v", sum)
 	}
 	for _, l := range lines[:len(lines)-1] {
-		if l.Fixture == nil || l.Seconds == nil || l.Seed == nil || l.Failures == nil || l.Summary {
+		if l.Fixture == nil || l.Seconds == nil || l.Seed == nil || l.Pins == nil || l.Pins.Kind == "" || l.Failures == nil || l.Summary {
 			t.Errorf("fixture line %+v lacks a member", l)
 		}
 		if *l.Fixture == "resume" {

@@ -145,7 +145,15 @@ type fixtureReport struct {
 	Status   string          `json:"status"` // "ok", "fail" or "invalid"
 	Seconds  float64         `json:"seconds"`
 	Seed     uint64          `json:"seed"`
+	Pins     pinsReport      `json:"pins"`
 	Failures []failureReport `json:"failures"`
+}
+
+// pinsReport says what a fixture's golden files pin (harness.Pinning).
+type pinsReport struct {
+	Kind  string   `json:"kind"`            // "sidecars", "uniform" or "determinism"
+	Files []string `json:"files,omitempty"` // the sidecars, for "sidecars"
+	Pin   string   `json:"pin,omitempty"`   // the pin its headers equal, for "uniform"
 }
 
 type failureReport struct {
@@ -276,8 +284,9 @@ func (p *printer) fixture(s *harness.Suite, res *harness.Result) {
 		status = "fail"
 	}
 	if p.js != nil {
+		pins := s.Pins(s.Fixture(res.Fixture))
 		r := fixtureReport{Fixture: res.Fixture, Status: status, Seconds: res.Elapsed.Seconds(), Seed: res.Seed,
-			Failures: []failureReport{}}
+			Pins: pinsReport{Kind: string(pins.Kind), Files: pins.Files, Pin: pins.Pin}, Failures: []failureReport{}}
 		for _, f := range res.Failures {
 			fr := failureReport{Check: string(f.Check), File: f.File, Line: f.Line, Message: f.Msg}
 			if m := f.Mismatch; m != nil {
@@ -300,6 +309,9 @@ func (p *printer) fixture(s *harness.Suite, res *harness.Result) {
 		}
 		if p.rf.verbose && res.Passed() {
 			fmt.Fprintf(p.e.stdout, "    rebuild, golden, sidecars and %d permutation runs match\n", max(0, p.rf.opts.Shuffle))
+		}
+		if p.rf.verbose {
+			fmt.Fprintf(p.e.stdout, "    %s\n", s.Pins(s.Fixture(res.Fixture)))
 		}
 	}
 	if p.rf.annotated {
