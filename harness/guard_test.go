@@ -45,7 +45,7 @@ func TestGuardFixtureWithoutGolden(t *testing.T) {
 	opts := layout(t, map[string]string{"one": minimalFixture})
 	writeFile(t, filepath.Join(opts.Fixtures, "two.json"), minimalFixture)
 	s := mustLoad(t, opts)
-	failureWith(t, replayOne(t, s, "two"), CheckGuard, "two.golden", "missing", "cmd/record")
+	failureWith(t, replayOne(t, s, "two"), CheckGuard, "two.golden", "missing", "GOLDIE_UPDATE=1 go test, or the record command")
 	if fails := replayOne(t, s, "one"); len(fails) != 0 {
 		t.Errorf("the recorded fixture fails: %v", fails)
 	}

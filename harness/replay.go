@@ -302,10 +302,10 @@ func distinctHeaders(log []byte) []headerAt {
 // directory, and applies the guards on those files.
 func (s *Suite) CompareGolden(f *Fixture, out *Outputs) []Failure {
 	var fails []Failure
-	if want, fail := readGolden(f, s.goldenPath(f.Name), s.opts.maxFileSize()); fail != nil {
+	if want, fail := s.readGolden(f, s.goldenPath(f.Name)); fail != nil {
 		fails = append(fails, *fail)
 	} else {
-		fails = append(fails, compareLog(f, s.goldenPath(f.Name), want, out)...)
+		fails = append(fails, s.compareLog(f, s.goldenPath(f.Name), want, out)...)
 	}
 	sidecars := []struct {
 		file string
@@ -319,7 +319,7 @@ func (s *Suite) CompareGolden(f *Fixture, out *Outputs) []Failure {
 			}
 			continue
 		}
-		want, fail := readGolden(f, sc.file, s.opts.maxFileSize())
+		want, fail := s.readGolden(f, sc.file)
 		if fail != nil {
 			fails = append(fails, *fail)
 		} else if fail := checkSidecar(sc.file, want, sc.got); fail != nil {
@@ -337,12 +337,11 @@ func (s *Suite) CompareGolden(f *Fixture, out *Outputs) []Failure {
 // readGolden reads one of f's golden files; a missing file is a guard
 // failure, an unreadable one (or one that is not a regular file, or over
 // limit) means the fixture cannot be tested.
-func readGolden(f *Fixture, file string, limit ByteSize) ([]byte, *Failure) {
-	want, err := readRegular(file, limit)
+func (s *Suite) readGolden(f *Fixture, file string) ([]byte, *Failure) {
+	want, err := readRegular(file, s.opts.maxFileSize())
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil, &Failure{Check: CheckGuard, File: file,
-			Msg: fmt.Sprintf("missing: record it with go run ./cmd/record -run '^%s$' (or GOLDIE_UPDATE=1 go test)", f.Name)}
+		return nil, &Failure{Check: CheckGuard, File: file, Msg: "missing: " + s.opts.Commands.record("^"+f.Name+"$")}
 	case err != nil:
 		return nil, &Failure{Check: CheckInvalid, File: file, Msg: err.Error()}
 	}
@@ -353,7 +352,7 @@ func readGolden(f *Fixture, file string, limit ByteSize) ([]byte, *Failure) {
 // templated, its recorded tool calls must respect the dependencies declared
 // now (an edge added since recording shows here, by edge), and its bytes
 // must be the run's.
-func compareLog(f *Fixture, file string, want []byte, out *Outputs) []Failure {
+func (s *Suite) compareLog(f *Fixture, file string, want []byte, out *Outputs) []Failure {
 	if bytes.Equal(want, out.Golden) {
 		return nil // the run's log is templated and its trace checked
 	}
@@ -367,7 +366,7 @@ func compareLog(f *Fixture, file string, want []byte, out *Outputs) []Failure {
 				line = m.Line
 			}
 			return []Failure{{Check: CheckGuard, File: file, Line: line,
-				Msg: "golden log is not templated: headers must hold \"<<system>>\" and \"<<tools>>\"; record it again"}}
+				Msg: "golden log is not templated: headers must hold \"<<system>>\" and \"<<tools>>\"; " + s.opts.Commands.record("^"+f.Name+"$")}}
 		}
 	}
 	var fails []Failure

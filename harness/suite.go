@@ -54,6 +54,37 @@ type Options struct {
 	// running agents and fails their scenarios, so a record writes
 	// nothing.
 	Context context.Context
+	// Commands words the commands that failure messages tell the user to
+	// run, as the user runs them where the message is read. [Test] sets
+	// it for go test; cmd/replay and cmd/record set their own command
+	// lines.
+	Commands Commands
+}
+
+// Commands words the commands a message tells the user to run.
+type Commands struct {
+	// Record returns the command that records the fixtures a -run
+	// pattern (such as ^NAME$) selects; nil names no command.
+	Record func(run string) string
+	// Prune is the command that deletes golden files with no fixture;
+	// "" when there is none.
+	Prune string
+}
+
+// prune says how to remove an orphan.
+func (c Commands) prune() string {
+	if c.Prune == "" {
+		return "delete it"
+	}
+	return "delete it, or run " + c.Prune
+}
+
+// record says how to record the fixtures run selects.
+func (c Commands) record(run string) string {
+	if c.Record == nil {
+		return "record it (GOLDIE_UPDATE=1 go test, or the record command)"
+	}
+	return "record it: " + c.Record(run)
 }
 
 // Upstream says where a recording proxy forwards each format's requests.
@@ -263,7 +294,7 @@ func (s *Suite) scanGolden() error {
 		if s.byName[name] == nil && (s.opts.Run == nil || s.opts.Run.MatchString(name)) {
 			s.orphans = append(s.orphans, Finding{Kind: Orphan,
 				File: filepath.Join(s.opts.goldenDir(), e.Name()),
-				Msg:  fmt.Sprintf("%s with no fixture %s; delete it or run record -prune", kind, filepath.Join(s.opts.fixturesDir(), name+".json")),
+				Msg:  fmt.Sprintf("%s with no fixture %s; %s", kind, filepath.Join(s.opts.fixturesDir(), name+".json"), s.opts.Commands.prune()),
 			})
 		}
 	}

@@ -46,6 +46,13 @@ func Test(t *testing.T, opts Options) {
 		}
 		opts.Run = filter
 	}
+	if opts.Commands.Record == nil {
+		// Messages read in go test's output name go test's command.
+		test := testPattern(t.Name())
+		opts.Commands.Record = func(run string) string {
+			return fmt.Sprintf("GOLDIE_UPDATE=1 go test -run '%s/%s'", test, run)
+		}
+	}
 	s, err := Load(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -98,15 +105,22 @@ func Test(t *testing.T, opts Options) {
 // a fixture with such a failure is not diffed.
 func (s *Suite) assertGolden(t *testing.T, f *Fixture, out *Outputs) {
 	t.Helper()
-	reported := false
+	reported, differs := false, false
 	for _, fail := range s.CompareGolden(f, out) {
 		if fail.Check != CheckGolden && fail.Check != CheckSidecar {
 			t.Errorf("%s", fail)
 			reported = true
+			continue
 		}
+		differs = true
 	}
 	if reported {
 		return
+	}
+	if differs {
+		// Said before goldie's own report, which does not say how to
+		// accept the change.
+		t.Logf("if the change is intended, %s", s.opts.Commands.record("^"+f.Name+"$"))
 	}
 	assert := func(path string, got []byte) {
 		dir, base := filepath.Split(path)
@@ -153,6 +167,15 @@ func InCI() bool {
 		return false
 	}
 	return true
+}
+
+// testPattern anchors each element of a test's name, for go test -run.
+func testPattern(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
 }
 
 // subtestFilter returns the element of go test's -run pattern that

@@ -3,8 +3,10 @@ package harness
 import (
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -42,5 +44,39 @@ func TestRecordingFollowsGoTestRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(opts.Golden, "b.golden")); err == nil {
 		t.Error("b was recorded although -run selects a only")
+	}
+}
+
+// TestMessagesNameGoTest: the failures harness.Test reports say how to
+// record with go test, with the test's own -run pattern: a missing golden
+// log, a golden log that differs (beside goldie's report), an orphan.
+// Test runs in a child process, where its failures are the expected
+// output.
+func TestMessagesNameGoTest(t *testing.T) {
+	if dir := os.Getenv("HEADERGOLD_TEST_MESSAGES_DIR"); dir != "" {
+		Test(t, Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Shuffle: -1})
+		return
+	}
+	opts := layout(t, map[string]string{"one": minimalFixture})
+	writeFile(t, filepath.Join(opts.Fixtures, "two.json"), minimalFixture)
+	writeFile(t, filepath.Join(opts.Fixtures, "one.json"), strings.Replace(minimalFixture, `"hello"`, `"hi there"`, 1))
+	writeFile(t, filepath.Join(opts.Golden, "gone.golden"), "x\n")
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestMessagesNameGoTest$", "-test.v")
+	cmd.Env = append(os.Environ(), "HEADERGOLD_TEST_MESSAGES_DIR="+filepath.Dir(opts.Fixtures), "GOLDIE_UPDATE=", "CI=")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("the child passed:\n%s", out)
+	}
+	for _, want := range []string{
+		"two.golden: [guard] missing: record it: GOLDIE_UPDATE=1 go test -run '^TestMessagesNameGoTest$/^two$'",
+		"if the change is intended, record it: GOLDIE_UPDATE=1 go test -run '^TestMessagesNameGoTest$/^one$'",
+		"gone.golden: golden log with no fixture",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("go test output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "cmd/record") || strings.Contains(string(out), "-prune") {
+		t.Errorf("go test output names a command of the CLIs:\n%s", out)
 	}
 }

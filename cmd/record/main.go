@@ -164,6 +164,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			"Use -check to see what would change, -o to save a log for comparison, or -force if you mean it.\n", ci)
 		return exitRefused
 	}
+	opts.Commands = cliflags.RecordCommands(opts.Fixtures, opts.Golden)
 	release, err := cf.Apply(&opts, stderr)
 	if err != nil {
 		return command.Fail(stderr, "%v", err)

@@ -89,7 +89,7 @@ func TestMismatchExitAndReport(t *testing.T) {
 	for _, want := range []string{
 		"FAIL tool-turn",
 		"tool-turn.golden:6: [golden] event tool/result differs at data.output",
-		"reproduce: go run ./cmd/replay -fixtures " + fx + " -golden " + gd + " -shuffle 0 -seed",
+		"reproduce: replay -fixtures " + fx + " -golden " + gd + " -shuffle 0 -seed",
 		"::error file=" + path + ",line=6::tool-turn: event tool/result differs at data.output",
 	} {
 		if !strings.Contains(r.stdout, want) {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -116,6 +117,7 @@ func parseReplayFlags(args []string, e env) (*replayFlags, int) {
 			return nil, replayCommand.Fail(e.stderr, "%v", err)
 		}
 	}
+	rf.opts.Commands = cliflags.RecordCommands(rf.opts.Fixtures, rf.opts.Golden)
 	rf.colour = e.terminal && e.getenv("NO_COLOR") == "" && !rf.json
 	rf.annotated = e.getenv("GITHUB_ACTIONS") == "true"
 	return &rf, exitOK
@@ -305,7 +307,12 @@ func (p *printer) fixture(s *harness.Suite, res *harness.Result) {
 			fmt.Fprintf(p.e.stdout, "    %s\n", strings.ReplaceAll(f.String(), "\n", "\n    "))
 		}
 		if !res.Passed() {
-			fmt.Fprintf(p.e.stdout, "    reproduce: go run ./cmd/replay%s -seed %d -run '^%s$'\n", p.dirFlags(), res.Seed, res.Fixture)
+			fmt.Fprintf(p.e.stdout, "    reproduce: %s%s -seed %d -run '^%s$'\n", replayCommand.Name, p.dirFlags(), res.Seed, res.Fixture)
+		}
+		if slices.ContainsFunc(res.Failures, func(f harness.Failure) bool {
+			return f.Check == harness.CheckGolden || f.Check == harness.CheckSidecar
+		}) {
+			fmt.Fprintf(p.e.stdout, "    if the change is intended, record it: %s\n", p.rf.opts.Commands.Record("^"+res.Fixture+"$"))
 		}
 		if p.rf.verbose && res.Passed() {
 			fmt.Fprintf(p.e.stdout, "    rebuild, golden, sidecars and %d permutation runs match\n", max(0, p.rf.opts.Shuffle))
@@ -337,13 +344,7 @@ func (p *printer) annotations() io.Writer {
 // dirFlags repeats -fixtures, -golden and -shuffle when they are not the
 // defaults, so the reproduce line replays the same runs.
 func (p *printer) dirFlags() string {
-	s := ""
-	if p.rf.opts.Fixtures != "fixtures" {
-		s += " -fixtures " + p.rf.opts.Fixtures
-	}
-	if p.rf.opts.Golden != "golden" {
-		s += " -golden " + p.rf.opts.Golden
-	}
+	s := cliflags.DirFlags(p.rf.opts.Fixtures, p.rf.opts.Golden)
 	if n := p.rf.opts.Shuffle; n != harness.DefaultShuffle {
 		s += fmt.Sprintf(" -shuffle %d", max(n, 0))
 	}

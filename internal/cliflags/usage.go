@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/headergold/headergold/harness"
 )
 
 // Exit statuses every command of this module shares.
@@ -108,4 +110,35 @@ func (c Command) Fail(w io.Writer, format string, args ...any) int {
 	}
 	fmt.Fprintf(w, "Run '%s -h' for details.\n", c.Name)
 	return ExitUsage
+}
+
+// DirFlags repeats -fixtures and -golden as the user gave them, for a
+// command line a message prints; the defaults are left out.
+func DirFlags(fixtures, golden string) string {
+	s := ""
+	if fixtures != "fixtures" {
+		s += " -fixtures " + ShellQuote(fixtures)
+	}
+	if golden != "golden" {
+		s += " -golden " + ShellQuote(golden)
+	}
+	return s
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it.
+func ShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// RecordCommands words record's command line for the harness's messages:
+// the binary record, with the -fixtures and -golden the user gave.
+func RecordCommands(fixtures, golden string) harness.Commands {
+	dirs := DirFlags(fixtures, golden)
+	return harness.Commands{
+		Record: func(run string) string { return "record" + dirs + " -run " + ShellQuote(run) },
+		Prune:  "record" + dirs + " -prune",
+	}
 }
