@@ -2,6 +2,8 @@ package harness
 
 import (
 	"bytes"
+	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -128,10 +130,23 @@ func TestBundledFixtureBehaviour(t *testing.T) {
 		}
 	})
 	t.Run("descriptions", func(t *testing.T) {
+		// Load refuses an empty or multi-line description (checked
+		// below); what it cannot see is one copied from another fixture
+		// without saying what this one proves.
 		s := mustLoad(t, Options{Fixtures: "../fixtures", Golden: "../golden"})
+		seen := map[string]string{}
 		for _, f := range s.Fixtures() {
-			if strings.TrimSpace(f.Description) == "" {
-				t.Errorf("%s has no description", f.Name)
+			if other, ok := seen[f.Description]; ok {
+				t.Errorf("%s has the description of %s: %q", f.Name, other, f.Description)
+			}
+			seen[f.Description] = f.Name
+		}
+		dir := t.TempDir()
+		for name, desc := range map[string]string{"empty": `"  "`, "two-lines": `"one\ntwo"`} {
+			writeFile(t, filepath.Join(dir, name+".json"), `{"description": `+desc+`, "turns": [{"user": "x"}]}`)
+			var fe *FixtureError
+			if _, err := loadFixture(dir, name); !errors.As(err, &fe) || fe.Path != "description" {
+				t.Errorf("%s description: error %v, want a FixtureError at description", name, err)
 			}
 		}
 	})

@@ -194,34 +194,55 @@ func TestRecordOrphansAndPrune(t *testing.T) {
 	}
 }
 
-// TestGoldieUpdateParity records the same fixtures with this command and
-// with GOLDIE_UPDATE=1 through harness.Test, and compares the bytes.
+// TestGoldieUpdateParity: recording into an empty golden directory, with
+// this command and with GOLDIE_UPDATE=1 through harness.Test, each writes
+// the golden files committed in this repository byte for byte (the
+// ground truth neither path produced in this run), and each recording
+// replays: record -check finds nothing to do, harness.Test passes.
 func TestGoldieUpdateParity(t *testing.T) {
 	t.Setenv("CI", "")
-	fxA, gdA := copyBundled(t)
-	fxB, gdB := copyBundled(t)
-	for _, gd := range []string{gdA, gdB} {
-		os.RemoveAll(gd)
-	}
-	if code, out, errs := record(t, "-fixtures", fxA, "-golden", gdA); code != exitOK {
-		t.Fatalf("record: exit %d\n%s%s", code, out, errs)
-	}
-	t.Run("goldie", func(t *testing.T) {
-		t.Setenv("GOLDIE_UPDATE", "1")
-		harness.Test(t, harness.Options{Fixtures: fxB, Golden: gdB})
-	})
-	a, b := os.DirFS(gdA), os.DirFS(gdB)
-	entries, _ := fs.ReadDir(a, ".")
-	entriesB, _ := fs.ReadDir(b, ".")
-	if len(entries) != len(entriesB) || len(entries) < 15 {
-		t.Fatalf("%d files from record, %d from GOLDIE_UPDATE", len(entries), len(entriesB))
+	fx, committed := copyBundled(t)
+	want := map[string][]byte{}
+	entries, err := os.ReadDir(committed)
+	if err != nil || len(entries) < 15 {
+		t.Fatalf("%d committed golden files (%v)", len(entries), err)
 	}
 	for _, e := range entries {
-		x, _ := fs.ReadFile(a, e.Name())
-		y, err := fs.ReadFile(b, e.Name())
-		if err != nil || !bytes.Equal(x, y) {
-			t.Errorf("%s differs between record and GOLDIE_UPDATE=1 (%v)", e.Name(), err)
+		b, err := os.ReadFile(filepath.Join(committed, e.Name()))
+		if err != nil {
+			t.Fatal(err)
 		}
+		want[e.Name()] = b
+	}
+	recordWith := map[string]func(gd string){
+		"record": func(gd string) {
+			if code, out, errs := record(t, "-fixtures", fx, "-golden", gd); code != exitOK {
+				t.Fatalf("record: exit %d\n%s%s", code, out, errs)
+			}
+		},
+		"GOLDIE_UPDATE": func(gd string) {
+			t.Run("goldie", func(t *testing.T) {
+				t.Setenv("GOLDIE_UPDATE", "1")
+				harness.Test(t, harness.Options{Fixtures: fx, Golden: gd})
+			})
+		},
+	}
+	for name, rec := range recordWith {
+		gd := filepath.Join(t.TempDir(), "golden")
+		rec(gd)
+		got, err := os.ReadDir(gd)
+		if err != nil || len(got) != len(want) {
+			t.Errorf("%s wrote %d files (%v), want the %d committed", name, len(got), err, len(want))
+		}
+		for file, w := range want {
+			if g, err := os.ReadFile(filepath.Join(gd, file)); err != nil || !bytes.Equal(g, w) {
+				t.Errorf("%s: %s differs from the committed file (%v)", name, file, err)
+			}
+		}
+		if code, out, errs := record(t, "-fixtures", fx, "-golden", gd, "-check"); code != exitOK {
+			t.Errorf("%s: record -check on what it wrote: exit %d\n%s%s", name, code, out, errs)
+		}
+		t.Run(name+"/replay", func(t *testing.T) { harness.Test(t, harness.Options{Fixtures: fx, Golden: gd, Shuffle: -1}) })
 	}
 }
 

@@ -53,23 +53,24 @@ func TestQuadrants(t *testing.T) {
 	for _, tc := range []struct {
 		name             string
 		logs             []string
+		threshold        float64
 		quadrant         string
 		stability, robus float64
 	}{
-		{"stable and robust", []string{good, good, good, good}, StableRobust, 1, 1},
-		{"robust", []string{good, swapped, good, swapped, good}, Robust, 0.6, 1},
-		{"stable but brittle", []string{good, good, brittle, good, brittle}, StableBrittle, 1, 0.6},
-		{"neither", []string{good, swapped, brittle, other}, Neither, 0.5, 0.5},
+		{"stable and robust", []string{good, good, good, good}, 0.8, StableRobust, 1, 1},
+		{"robust", []string{good, swapped, good, swapped, good}, 0.9, Robust, 0.6, 1},
+		{"stable but brittle", []string{good, good, brittle, good, brittle}, 0.9, StableBrittle, 1, 0.6},
+		{"neither", []string{good, swapped, brittle, other}, 0.8, Neither, 0.5, 0.5},
+		// A share at the threshold counts; the threshold decides.
+		{"neither at 0.5 is stable and robust", []string{good, swapped, brittle, other}, 0.5, StableRobust, 0.5, 0.5},
+		{"robust at 0.6 is stable too", []string{good, swapped, good, swapped, good}, 0.6, StableRobust, 0.6, 1},
+		{"stable but brittle at 0.61 stays", []string{good, good, brittle, good, brittle}, 0.61, StableBrittle, 1, 0.6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			thr := 0.8
-			if tc.name == "stable but brittle" || tc.name == "robust" {
-				thr = 0.9 // 0.6 is below it; 1.0 above
-			}
-			rep := Analyze(runsOf(t, tc.logs...), thr)
+			rep := Analyze(runsOf(t, tc.logs...), tc.threshold)
 			if rep.Quadrant != tc.quadrant || rep.Stability != tc.stability || rep.Robustness != tc.robus {
-				t.Errorf("got %s (stability %.2f, robustness %.2f), want %s (%.2f, %.2f)",
-					rep.Quadrant, rep.Stability, rep.Robustness, tc.quadrant, tc.stability, tc.robus)
+				t.Errorf("threshold %.2f: got %s (stability %.2f, robustness %.2f), want %s (%.2f, %.2f)",
+					tc.threshold, rep.Quadrant, rep.Stability, rep.Robustness, tc.quadrant, tc.stability, tc.robus)
 			}
 		})
 	}
