@@ -1,11 +1,13 @@
 package drift
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/wire"
 	"github.com/tidwall/gjson"
 )
@@ -80,14 +82,30 @@ var placeholders = map[string]string{"system": `"<<system>>"`, "tools": `"<<tool
 // log hides them, so they cannot be compared. (A request body whose system
 // text happens to read "<<system>>" is not templated.)
 func templated(a, b *header) []Hidden {
+	if a.format != FormatLog && b.format != FormatLog {
+		return nil
+	}
+	names := []string{"system", "tools"}
+	placeholder := func(h *header) [2]bool {
+		var f [2]span
+		var out [2]bool
+		// A placeholder's bytes are in the header, or it holds none.
+		if h.format != FormatLog || !bytes.Contains(h.doc, []byte(`"<<`)) || !fields(h.doc, 0, names, f[:]) {
+			return out
+		}
+		for i, m := range names {
+			out[i] = f[i].end > 0 && string(h.doc[f[i].start:f[i].end]) == placeholders[m]
+		}
+		return out
+	}
+	pa, pb := placeholder(a), placeholder(b)
 	var out []Hidden
-	ra, rb := gjson.ParseBytes(a.doc), gjson.ParseBytes(b.doc)
-	for _, m := range []string{"system", "tools"} {
+	for i, m := range names {
 		var in []string
-		if a.format == FormatLog && lookup(ra, m).Raw == placeholders[m] {
+		if pa[i] {
 			in = append(in, "A")
 		}
-		if b.format == FormatLog && lookup(rb, m).Raw == placeholders[m] {
+		if pb[i] {
 			in = append(in, "B")
 		}
 		if in != nil {
@@ -175,28 +193,72 @@ func (h *header) wirePath(comps []string) string {
 // joinPath joins already escaped path components.
 func joinPath(comps []string) string { return strings.Join(comps, ".") }
 
-// logHeader reads the header of a request/header event.
-func logHeader(src []byte, line int) (*header, error) {
-	root := gjson.Parse(string(src))
-	data := lookup(root, "data")
-	hdr := lookup(data, "header")
-	if !hdr.IsObject() {
+// logHeader reads the header of a request/header event, a record already
+// validated, whose data member is at data (found here when data is
+// empty). Its members are found with canon's skipping scanner, once each,
+// so that a long header is not read again for every member: a log whose
+// every header differs is read at near memory speed.
+func logHeader(src []byte, line int, data span) (*header, error) {
+	top := [1]span{data}
+	var f [6]span // header, format, reason, turn, step, request
+	if top[0].end == 0 && !fields(src, 0, []string{"data"}, top[:]) || top[0].end == 0 ||
+		!fields(src, top[0].start, []string{"header", "format", "reason", "turn", "step", "request"}, f[:]) {
 		return nil, fmt.Errorf("request/header event has no header object")
+	}
+	hdr := f[0]
+	if hdr.end == 0 || src[hdr.start] != '{' {
+		return nil, fmt.Errorf("request/header event has no header object")
+	}
+	value := func(sp span) gjson.Result {
+		if sp.end == 0 {
+			return gjson.Result{}
+		}
+		return gjson.ParseBytes(src[sp.start:sp.end])
 	}
 	h := &header{
 		format:   FormatLog,
 		line:     line,
 		src:      src,
-		doc:      []byte(hdr.Raw),
-		segs:     []segment{{0, hdr.Index, len(hdr.Raw)}},
+		doc:      src[hdr.start:hdr.end:hdr.end],
+		segs:     []segment{{0, hdr.start, hdr.end - hdr.start}},
 		wireBase: "data.header",
-		wire:     wire.Format(lookup(data, "format").String()),
-		reason:   lookup(data, "reason").String(),
-		turn:     int(lookup(data, "turn").Int()),
-		step:     int(lookup(data, "step").Int()),
-		request:  int(lookup(data, "request").Int()),
+		wire:     wire.Format(value(f[1]).String()),
+		reason:   value(f[2]).String(),
+		turn:     int(value(f[3]).Int()),
+		step:     int(value(f[4]).Int()),
+		request:  int(value(f[5]).Int()),
 	}
 	return h, nil
+}
+
+// span is the bytes src[start:end] of a member's value; end is 0 when the
+// member is absent.
+type span struct{ start, end int }
+
+// fields finds the members named keys in the object at src[i], a valid
+// JSON text, and sets out[k] to the span of the value of keys[k]; a key
+// written more than once counts with its last value, as JSON.parse reads
+// it. It reports whether src holds an object there.
+func fields(src []byte, i int, keys []string, out []span) bool {
+	return canon.Members(src, i, func(key []byte, vs, ve int) bool {
+		for k, name := range keys {
+			if rawKeyIs(key, name) {
+				out[k] = span{vs, ve}
+			}
+		}
+		return true
+	})
+}
+
+// rawKeyIs reports whether the raw JSON key (quotes included) is name,
+// decoding escapes as JSON.parse would.
+func rawKeyIs(key []byte, name string) bool {
+	inner := key[1 : len(key)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner) == name
+	}
+	text, _ := canon.DecodeString(inner)
+	return text == name
 }
 
 // bodyHeader reads the header of a request body in format f (FormatAuto

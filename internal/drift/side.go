@@ -182,6 +182,27 @@ func validate(src []byte) error {
 	return errors.New("invalid JSON")
 }
 
+// validateEvent is validate for a session-log event, an object: one pass
+// of canon.ScanObject validates it and finds its data member (the last
+// one, as JSON.parse keeps it), after the depth check.
+func validateEvent(src []byte) (data span, err error) {
+	if err := checkDepth(src); err != nil {
+		return span{}, err
+	}
+	scanErr := canon.ScanObject(src, func(ks, ke, vs, ve int) {
+		if rawKeyIs(src[ks:ke], "data") {
+			data = span{vs, ve}
+		}
+	})
+	if scanErr == nil {
+		return data, nil
+	}
+	if _, err := canon.Compact(nil, src); err != nil {
+		return span{}, err
+	}
+	return span{}, errors.New("invalid JSON")
+}
+
 // errorAt wraps err as an InputError at the record starting on line,
 // placing a syntax error on its own line and column.
 func (s *side) errorAt(src []byte, line int, err error) error {
@@ -200,17 +221,23 @@ func (s *side) errorAt(src []byte, line int, err error) error {
 // header parses the current record and returns its header.
 func (s *side) header() (*header, error) {
 	src := s.src
-	if err := validate(src); err != nil {
-		return nil, s.errorAt(src, s.line, err)
-	}
 	var (
 		h   *header
 		err error
 	)
 	if s.log == logYes {
-		src = s.redactEvent(src)
-		h, err = logHeader(src, s.line)
+		var data span
+		if data, err = validateEvent(src); err != nil {
+			return nil, s.errorAt(src, s.line, err)
+		}
+		if len(s.redact) > 0 {
+			src, data = s.redactEvent(src), span{}
+		}
+		h, err = logHeader(src, s.line, data)
 	} else {
+		if err := validate(src); err != nil {
+			return nil, s.errorAt(src, s.line, err)
+		}
 		h, err = bodyHeader(src, s.line, s.format, s.redactBody)
 	}
 	if err != nil {
