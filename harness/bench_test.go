@@ -240,6 +240,7 @@ func (t *tally) log(fixtures []*benchFixture, names []string) {
 func BenchmarkCompareLayer(b *testing.B) {
 	s := benchSuite(b, -1)
 	fixtures := referenceFixtures(b, s)
+	runtime.GC() // not in the timing: what the setup left
 	t := newTally(len(fixtures), "compare")
 	for b.Loop() {
 		for i, fx := range fixtures {
@@ -339,6 +340,7 @@ func BenchmarkReplayParts(b *testing.B) {
 func BenchmarkPermutationPass(b *testing.B) {
 	s0, s8 := benchSuite(b, -1), benchSuite(b, 0)
 	fixtures := referenceFixtures(b, s0)
+	runtime.GC() // not in the timing: what the setup left
 	b.Run("run", func(b *testing.B) {
 		var tListed, tShuffled time.Duration
 		seed := uint64(0)
