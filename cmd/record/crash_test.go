@@ -300,7 +300,9 @@ func TestCrashSafety(t *testing.T) {
 	}
 	t.Setenv("CI", "")
 	const wantKills = 50
-	budget := time.Now().Add(40 * time.Second)
+	// Usually 5–20 s; the bound is generous because CI runs the other
+	// packages' tests beside it on two cores.
+	budget := time.Now().Add(150 * time.Second)
 	seed := crashSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	s := newCrashSuite(t)
@@ -439,7 +441,7 @@ func TestInterruptRollsBack(t *testing.T) {
 	s.complete(t)
 	win := s.calibrate(t, 1)
 	rolledBack, finished := 0, 0
-	budget := time.Now().Add(25 * time.Second)
+	budget := time.Now().Add(90 * time.Second) // usually 2–7 s; see TestCrashSafety
 	for v := 2; rolledBack < 10 || v < 22; v++ {
 		if time.Now().After(budget) {
 			t.Fatalf("only %d interrupts rolled back in the time allowed (window %s; seed %d)", rolledBack, win.get(), seed)

@@ -157,6 +157,13 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if outFile != "" && (check || prune) {
 		return command.Fail(stderr, "-o writes one log and cannot be combined with -check or -prune")
 	}
+	opts.Commands = cliflags.RecordCommands(opts.Fixtures, opts.Golden)
+	release, err := cf.Apply(&opts, stderr)
+	if err != nil {
+		return command.Fail(stderr, "%v", err)
+	}
+	defer release()
+	// A usage error above is reported as one, even under CI.
 	if harness.InCI() && !force && !check && outFile == "" {
 		ci := os.Getenv("CI")
 		fmt.Fprintf(stderr, "record: refusing to write golden files with CI=%s: golden files are recorded on purpose on a "+
@@ -164,12 +171,6 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			"Use -check to see what would change, -o to save a log for comparison, or -force if you mean it.\n", ci)
 		return exitRefused
 	}
-	opts.Commands = cliflags.RecordCommands(opts.Fixtures, opts.Golden)
-	release, err := cf.Apply(&opts, stderr)
-	if err != nil {
-		return command.Fail(stderr, "%v", err)
-	}
-	defer release()
 	// An interrupt stops the agents, so nothing is written, or rolls back
 	// the write under way; record then exits 128+signal.
 	opts.Context = ctx
