@@ -2,39 +2,21 @@ package harness
 
 import (
 	"crypto/sha256"
-	"github.com/headergold/headergold/internal/bundletest"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/headergold/headergold/internal/bundletest"
 )
 
-// copyTree copies the bundled fixtures and golden files into a temp dir and
+// copyBundled copies the bundled fixtures and golden files into a temp dir and
 // returns Options pointing at the copies.
 func copyBundled(t *testing.T) Options {
 	t.Helper()
-	skipWhileRecording(t)
-	dir := bundletest.Copy(t, "..")
-	return Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1}
-}
-
-func copyDir(t *testing.T, from, to string) {
-	t.Helper()
-	if err := os.MkdirAll(to, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, filepath.Join(to, e.Name()), string(b))
-	}
+	fixtures, golden := bundletest.Dirs(t, "..")
+	return Options{Fixtures: fixtures, Golden: golden, Seed: 1}
 }
 
 func writeFile(t *testing.T, path, content string) {
@@ -117,12 +99,3 @@ const minimalFixture = `{
   "turns": [{"user": "hi", "replies": [{"text": "hello"}]}]
 }
 `
-
-// skipWhileRecording skips a test that reads the bundled golden files when
-// this run is recording them: their bytes are being rewritten.
-func skipWhileRecording(t testing.TB) {
-	t.Helper()
-	if Updating() {
-		t.Skip("this run records the bundled golden files (GOLDIE_UPDATE); tests that read them run on the next go test")
-	}
-}

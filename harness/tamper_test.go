@@ -5,10 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/headergold/headergold/internal/bundletest"
 )
 
 func TestBundledSuiteReplaysClean(t *testing.T) {
-	skipWhileRecording(t)
+	bundletest.SkipWhileRecording(t)
 	s := mustLoad(t, Options{Fixtures: "../fixtures", Golden: "../golden", Shuffle: 2, Seed: 7})
 	if f := s.Findings(); len(f) != 0 {
 		t.Errorf("findings: %v", f)

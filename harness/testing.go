@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/headergold/headergold/internal/goldenupdate"
 	"github.com/sebdah/goldie/v2"
 )
 
@@ -146,18 +147,7 @@ func (s *Suite) assertGolden(t *testing.T, f *Fixture, out *Outputs) {
 // Updating reports whether this go test run records golden files
 // (GOLDIE_UPDATE=1, or goldie's -update flag). Tests that read golden files
 // a recording run is rewriting should skip while it is true.
-func Updating() bool {
-	if fl := flag.Lookup("update"); fl != nil {
-		if on, _ := strconv.ParseBool(fl.Value.String()); on {
-			return true
-		}
-	}
-	switch strings.ToLower(os.Getenv("GOLDIE_UPDATE")) {
-	case "1", "true", "t":
-		return true
-	}
-	return false
-}
+func Updating() bool { return goldenupdate.On() }
 
 // InCI reports whether the CI environment variable says this is a CI run:
 // any non-empty value but "false" and "0" (in any case).

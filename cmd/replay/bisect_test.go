@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/headergold/headergold/internal/bundletest"
 )
 
 // TestBisectRecipe runs the README's bisect block, exactly as printed, on
@@ -21,7 +23,7 @@ func TestBisectRecipe(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not on PATH")
 	}
-	skipWhileRecording(t)
+	bundletest.SkipWhileRecording(t)
 	root := filepath.Join("..", "..")
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {

@@ -4,36 +4,24 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/headergold/headergold/internal/bundletest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/headergold/headergold/harness"
+	"github.com/headergold/headergold/internal/bundletest"
 )
 
 // copyBundled copies the bundled fixtures and golden files to a temp dir.
 func copyBundled(t *testing.T) (fixtures, golden string) {
 	t.Helper()
-	skipWhileRecording(t)
-	dir := bundletest.Copy(t, filepath.Join("..", ".."))
-	return filepath.Join(dir, "fixtures"), filepath.Join(dir, "golden")
-}
-
-// skipWhileRecording skips a test that reads the bundled golden files when
-// this go test run records them (GOLDIE_UPDATE).
-func skipWhileRecording(t *testing.T) {
-	t.Helper()
-	if harness.Updating() {
-		t.Skip("this run records the bundled golden files (GOLDIE_UPDATE); tests that read them run on the next go test")
-	}
+	return bundletest.Dirs(t, filepath.Join("..", ".."))
 }
 
 // bundled returns the flags that point replay at the bundled fixtures.
 func bundled(t *testing.T, more ...string) []string {
 	t.Helper()
-	skipWhileRecording(t)
+	bundletest.SkipWhileRecording(t)
 	return append([]string{"-fixtures", "../../fixtures", "-golden", "../../golden"}, more...)
 }
 
@@ -251,7 +239,7 @@ func TestVerbosePrintsSeed(t *testing.T) {
 }
 
 func TestStabilitySubcommand(t *testing.T) {
-	skipWhileRecording(t)
+	bundletest.SkipWhileRecording(t)
 	r := replay(t, nil, false, "stability", "../../golden/tool-turn.golden", "../../golden/tool-turn.golden")
 	if r.code != exitOK || !strings.Contains(r.stdout, "quadrant: stable and robust") {
 		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/headergold/headergold/internal/bundletest"
 )
 
 // TestMessagesNameTheCommand: replay's messages name the commands a user
@@ -36,34 +38,11 @@ func TestMessagesNameTheCommand(t *testing.T) {
 		t.Errorf("replay names a command of this repository or of go test:\n%s", r.stdout)
 	}
 	// With the default directories, the commands say no -fixtures or -golden.
-	skipWhileRecording(t)
-	dir := t.TempDir()
+	dir := bundletest.Copy(t, filepath.Join("..", ".."))
+	os.Remove(filepath.Join(dir, "golden", "resume.golden"))
 	t.Chdir(dir)
-	copyDirTo(t, fx, filepath.Join(dir, "fixtures"))
-	copyDirTo(t, gd, filepath.Join(dir, "golden"))
 	r = replay(t, nil, false, "-shuffle", "0", "-run", "^resume$")
 	if want := "missing: record it: record -run '^resume$'\n"; !strings.Contains(r.stdout, want) {
 		t.Errorf("default directories: output lacks %q:\n%s", want, r.stdout)
-	}
-}
-
-// copyDirTo copies the regular files of one directory into another.
-func copyDirTo(t *testing.T, from, to string) {
-	t.Helper()
-	entries, err := os.ReadDir(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(to, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/headergold/headergold/internal/goldenupdate"
 )
 
 // Copy copies root's fixtures and golden directories into a new temp dir,
@@ -31,4 +33,24 @@ func Copy(t testing.TB, root string) string {
 		}
 	}
 	return dir
+}
+
+// SkipWhileRecording skips a test that reads the bundled golden files
+// when this go test run records them (GOLDIE_UPDATE): they are being
+// rewritten, and the next go test checks them.
+func SkipWhileRecording(t testing.TB) {
+	t.Helper()
+	if goldenupdate.On() {
+		t.Skip("this run records the bundled golden files (GOLDIE_UPDATE); tests that read them run on the next go test")
+	}
+}
+
+// Dirs copies root's bundled fixtures and golden files as [Copy] does,
+// unless this run records them ([SkipWhileRecording]), and returns the
+// copies' fixtures and golden directories.
+func Dirs(t testing.TB, root string) (fixtures, golden string) {
+	t.Helper()
+	SkipWhileRecording(t)
+	dir := Copy(t, root)
+	return filepath.Join(dir, "fixtures"), filepath.Join(dir, "golden")
 }
