@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/headergold/headergold/internal/canon"
+	"github.com/headergold/headergold/internal/logformat"
 	"github.com/tidwall/gjson"
 )
 
@@ -60,11 +61,11 @@ func headerEvents(log []byte) []headerEvent {
 		} else {
 			log = nil
 		}
-		if !bytes.Contains(line, []byte(`"request/header"`)) {
+		if !bytes.Contains(line, []byte(`"`+logformat.RequestHeader+`"`)) {
 			continue
 		}
 		v := gjson.ParseBytes(line)
-		if v.Get("type").String() != "request/header" {
+		if v.Get("type").String() != logformat.RequestHeader {
 			continue
 		}
 		d := v.Get("data")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/headergold/headergold/internal/canon"
+	"github.com/headergold/headergold/internal/logformat"
 	"github.com/tidwall/gjson"
 )
 
@@ -21,8 +22,8 @@ import (
 
 // Placeholders written in place of a header's system text and tool list.
 const (
-	SystemPlaceholder = "<<system>>"
-	ToolsPlaceholder  = "<<tools>>"
+	SystemPlaceholder = logformat.SystemPlaceholder
+	ToolsPlaceholder  = logformat.ToolsPlaceholder
 )
 
 var (
@@ -76,7 +77,7 @@ func appendTemplated(dst, line []byte) ([]byte, error) {
 		}
 		return true
 	})
-	if typ != "request/header" {
+	if typ != logformat.RequestHeader {
 		return append(dst, line...), nil
 	}
 	if !complete {
@@ -142,7 +143,7 @@ func mayBeHeader(line []byte) bool {
 	if bytes.HasPrefix(line, []byte(prefix)) {
 		return bytes.HasPrefix(line[len(prefix):], []byte(`request/header"`))
 	}
-	return bytes.Contains(line, []byte(`"request/header"`))
+	return bytes.Contains(line, []byte(`"`+logformat.RequestHeader+`"`))
 }
 
 // keyIs reports whether the raw JSON key (quotes included) is name,

@@ -3,27 +3,28 @@ package agent
 import (
 	"github.com/headergold/headergold/internal/assembler"
 	"github.com/headergold/headergold/internal/canon"
+	"github.com/headergold/headergold/internal/logformat"
 )
 
 // Event types, as they appear in the "type" member of a log line.
 const (
-	TypeTurnStart        = "turn/start"
-	TypeUserMessage      = "user/message"
-	TypeStepStart        = "step/start"
-	TypeRequestHeader    = "request/header"
-	TypeAssistantMessage = "assistant/message"
-	TypeToolPlan         = "tool/plan"
-	TypeToolResult       = "tool/result"
-	TypeStepEnd          = "step/end"
-	TypeTurnEnd          = "turn/end"
-	TypeAgentError       = "agent/error"
+	TypeTurnStart        = logformat.TurnStart
+	TypeUserMessage      = logformat.UserMessage
+	TypeStepStart        = logformat.StepStart
+	TypeRequestHeader    = logformat.RequestHeader
+	TypeAssistantMessage = logformat.AssistantMessage
+	TypeToolPlan         = logformat.ToolPlan
+	TypeToolResult       = logformat.ToolResult
+	TypeStepEnd          = logformat.StepEnd
+	TypeTurnEnd          = logformat.TurnEnd
+	TypeAgentError       = logformat.AgentError
 )
 
 // Header reasons of request/header events.
 const (
-	ReasonInitial = "initial" // first header of a session
-	ReasonResume  = "resume"  // first header of a loop instance continuing a log
-	ReasonChange  = "change"  // the header differs from the one in force
+	ReasonInitial = logformat.ReasonInitial // first header of a session
+	ReasonResume  = logformat.ReasonResume  // first header of a loop instance continuing a log
+	ReasonChange  = logformat.ReasonChange  // the header differs from the one in force
 )
 
 // Turn-end reasons.

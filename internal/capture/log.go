@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/headergold/headergold/internal/canon"
+	"github.com/headergold/headergold/internal/logformat"
 	"github.com/headergold/headergold/internal/redact"
 	"github.com/headergold/headergold/internal/wire"
 	"github.com/tidwall/gjson"
@@ -13,9 +14,9 @@ import (
 
 // Event types of a captured log, beside request/header.
 const (
-	TypeRequestHeader = "request/header"
-	TypeRequest       = "capture/request"
-	TypeReply         = "capture/reply"
+	TypeRequestHeader = logformat.RequestHeader
+	TypeRequest       = logformat.CaptureRequest
+	TypeReply         = logformat.CaptureReply
 )
 
 // Header reasons of a captured log.

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/headergold/headergold/internal/drift"
+	"github.com/headergold/headergold/internal/logformat"
 	"github.com/tidwall/gjson"
 )
 
@@ -68,13 +69,13 @@ func ReadRun(name string, r io.Reader) (Run, error) {
 			run.events++
 			data := ev.Get("data")
 			switch ev.Get("type").String() {
-			case "tool/result":
+			case logformat.ToolResult:
 				tool := data.Get("name").String()
 				run.Results[tool] = data.Get("output").String()
 				if !data.Get("error").Bool() && !data.Get("replayed").Bool() {
 					run.Order = append(run.Order, tool)
 				}
-			case "assistant/message":
+			case logformat.AssistantMessage:
 				if t := data.Get("text"); t.Exists() {
 					run.Answer = t.String()
 				}

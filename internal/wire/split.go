@@ -8,14 +8,15 @@ import (
 	"unsafe"
 
 	"github.com/headergold/headergold/internal/canon"
+	"github.com/headergold/headergold/internal/logformat"
 	"github.com/tidwall/gjson"
 )
 
 // The placeholders a [Parts.Rest] holds where the header parts were.
 const (
-	ConfigPlaceholder = `"<<config>>"`
-	SystemPlaceholder = `"<<system>>"`
-	ToolsPlaceholder  = `"<<tools>>"`
+	ConfigPlaceholder = `"` + logformat.ConfigPlaceholder + `"`
+	SystemPlaceholder = `"` + logformat.SystemPlaceholder + `"`
+	ToolsPlaceholder  = `"` + logformat.ToolsPlaceholder + `"`
 )
 
 // Parts is a request body split into its header and the rest.

@@ -1,0 +1,52 @@
+// Package logformat owns the vocabulary of a session log: the event types
+// of the "type" member, the header reasons, the members of a header and
+// the placeholders a templated (golden) log holds in their place. The
+// reference agent (internal/agent), the capture (internal/capture), the
+// wire split (internal/wire), harness, drift and stability spell the
+// format with these names; the line format itself is documented in
+// internal/agent/doc.go and internal/capture/doc.go.
+package logformat
+
+// Event types of the reference agent's log (SPEC §2).
+const (
+	TurnStart        = "turn/start"
+	UserMessage      = "user/message"
+	StepStart        = "step/start"
+	RequestHeader    = "request/header"
+	AssistantMessage = "assistant/message"
+	ToolPlan         = "tool/plan"
+	ToolResult       = "tool/result"
+	StepEnd          = "step/end"
+	TurnEnd          = "turn/end"
+	AgentError       = "agent/error"
+)
+
+// Event types a captured log adds beside RequestHeader.
+const (
+	CaptureRequest = "capture/request"
+	CaptureReply   = "capture/reply"
+)
+
+// Header reasons of RequestHeader events.
+const (
+	ReasonInitial = "initial" // first header of a session
+	ReasonResume  = "resume"  // first header of a loop instance continuing a log
+	ReasonChange  = "change"  // the header differs from the one in force
+)
+
+// Members of a header (data.header of a RequestHeader event), in the order
+// they are written.
+const (
+	MemberConfig = "config"
+	MemberSystem = "system"
+	MemberTools  = "tools"
+)
+
+// Placeholders: a templated log holds these strings where a header's
+// system and tools were, and a captured request body holds them (and
+// ConfigPlaceholder) where its header parts were.
+const (
+	ConfigPlaceholder = "<<config>>"
+	SystemPlaceholder = "<<system>>"
+	ToolsPlaceholder  = "<<tools>>"
+)
