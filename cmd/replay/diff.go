@@ -51,7 +51,8 @@ Flags:
         normalise a volatile value on both sides before comparing, with the
         rules of a captured scenario's "redact" (repeatable, applied in order):
           path:PATH=TOKEN    the value at header path PATH (config.…, system…,
-                             tools.N.…) becomes the string TOKEN
+                             tools.N.…) becomes the string TOKEN (split at
+                             the first "=")
           REGEX=TOKEN        every match of REGEX in every JSON string value
                              becomes TOKEN (split at the last "="; write
                              regex:REGEX=TOKEN when REGEX starts with path:)
