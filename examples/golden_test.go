@@ -5,6 +5,7 @@ import (
 
 	"github.com/headergold/headergold/examples/goagent"
 	"github.com/headergold/headergold/harness"
+	"github.com/headergold/headergold/harness/goldentest"
 )
 
 // TestGolden pins the Go agent's request headers: every scenario in
@@ -14,5 +15,5 @@ import (
 // prompt and tool list, must equal the files in golden/. Record them with
 // GOLDIE_UPDATE=1 go test.
 func TestGolden(t *testing.T) {
-	harness.Test(t, harness.Options{Fixtures: "fixtures", Golden: "golden", Agent: goagent.Run})
+	goldentest.Test(t, harness.Options{Fixtures: "fixtures", Golden: "golden", Agent: goagent.Run})
 }

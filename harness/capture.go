@@ -88,7 +88,7 @@ type captureRun struct {
 // run here.
 func (s *Suite) runCaptured(f *Fixture, v variation, cr captureRun) (*runResult, error) {
 	if len(f.Agent.Exec) == 0 && s.opts.Agent == nil && !cr.listen {
-		return nil, fmt.Errorf("%s has an in-process agent (no agent.exec): run it from go test with harness.Test and Options.Agent, or give it an exec", f.Name)
+		return nil, fmt.Errorf("%s has an in-process agent (no agent.exec): run it from go test with goldentest.Test and Options.Agent, or give it an exec", f.Name)
 	}
 	copts := capture.Options{Replies: cr.replies}
 	if cr.upstream {

@@ -13,7 +13,7 @@
 //  3. permute: more runs under seeded random and concurrent registration
 //     orders produce the same bytes.
 //
-// [Test] runs this from go test with goldie; the commands cmd/replay and
+// Package harness/goldentest runs this from go test with goldie; the commands cmd/replay and
 // cmd/record call the same [Suite] methods, so a fixture passes or fails the
 // same way everywhere.
 //

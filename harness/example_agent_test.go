@@ -16,7 +16,7 @@ import (
 // runs it against the session's fake provider. In a test of your module
 // this is one call,
 //
-//	harness.Test(t, harness.Options{Fixtures: "testdata/fixtures", Golden: "testdata/golden", Agent: myagent.Run})
+//	goldentest.Test(t, harness.Options{Fixtures: "testdata/fixtures", Golden: "testdata/golden", Agent: myagent.Run})
 //
 // and every fixture with an "agent" member and no exec runs through it;
 // GOLDIE_UPDATE=1 records. Here the same is done through the library API

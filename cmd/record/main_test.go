@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/headergold/headergold/harness"
+	"github.com/headergold/headergold/harness/goldentest"
 )
 
 func copyBundled(t *testing.T) (fixtures, golden string) {
@@ -191,10 +192,10 @@ func TestRecordOrphansAndPrune(t *testing.T) {
 }
 
 // TestGoldieUpdateParity: recording into an empty golden directory, with
-// this command and with GOLDIE_UPDATE=1 through harness.Test, each writes
+// this command and with GOLDIE_UPDATE=1 through goldentest.Test, each writes
 // the golden files committed in this repository byte for byte (the
 // ground truth neither path produced in this run), and each recording
-// replays: record -check finds nothing to do, harness.Test passes.
+// replays: record -check finds nothing to do, goldentest.Test passes.
 func TestGoldieUpdateParity(t *testing.T) {
 	t.Setenv("CI", "")
 	fx, committed := copyBundled(t)
@@ -219,7 +220,7 @@ func TestGoldieUpdateParity(t *testing.T) {
 		"GOLDIE_UPDATE": func(gd string) {
 			t.Run("goldie", func(t *testing.T) {
 				t.Setenv("GOLDIE_UPDATE", "1")
-				harness.Test(t, harness.Options{Fixtures: fx, Golden: gd})
+				goldentest.Test(t, harness.Options{Fixtures: fx, Golden: gd})
 			})
 		},
 	}
@@ -238,7 +239,7 @@ func TestGoldieUpdateParity(t *testing.T) {
 		if code, out, errs := record(t, "-fixtures", fx, "-golden", gd, "-check"); code != exitOK {
 			t.Errorf("%s: record -check on what it wrote: exit %d\n%s%s", name, code, out, errs)
 		}
-		t.Run(name+"/replay", func(t *testing.T) { harness.Test(t, harness.Options{Fixtures: fx, Golden: gd, Shuffle: -1}) })
+		t.Run(name+"/replay", func(t *testing.T) { goldentest.Test(t, harness.Options{Fixtures: fx, Golden: gd, Shuffle: -1}) })
 	}
 }
 

@@ -6,7 +6,7 @@
 // send their results back, until the model answers with text.
 //
 // It exists to be pinned by headergold. [Run] is an [harness.AgentFunc]:
-// the examples module's TestGolden hands it to [harness.Test], which runs
+// the examples module's TestGolden hands it to [goldentest.Test], which runs
 // it in-process against the fake provider for every scenario without an
 // agent.exec. The command in cmd/goagent runs the very same code as a
 // subprocess, configured from its environment, for the scenarios with an

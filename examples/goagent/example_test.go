@@ -11,7 +11,7 @@ import (
 // Pin a Go agent: hand goagent.Run to the harness. In a test this is the
 // one call of the examples module's TestGolden,
 //
-//	harness.Test(t, harness.Options{Fixtures: "fixtures", Golden: "golden", Agent: goagent.Run})
+//	goldentest.Test(t, harness.Options{Fixtures: "fixtures", Golden: "golden", Agent: goagent.Run})
 //
 // which runs every scenario of fixtures/ (in-process through Run unless
 // it has an agent.exec), with the repeat pass, against golden/. Here the

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/headergold/headergold/harness"
+	"github.com/headergold/headergold/harness/goldentest"
 )
 
 // needNode skips the test where the agent cannot run.
@@ -31,7 +32,7 @@ func needNode(t *testing.T) {
 // not, every reply shape) against its golden files, with the repeat pass.
 func TestGolden(t *testing.T) {
 	needNode(t)
-	harness.Test(t, harness.Options{Fixtures: "fixtures", Golden: "golden"})
+	goldentest.Test(t, harness.Options{Fixtures: "fixtures", Golden: "golden"})
 }
 
 // TestAnswers runs every scenario of fixtures/ once more, its agent

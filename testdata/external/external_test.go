@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/headergold/headergold/harness"
+	"github.com/headergold/headergold/harness/goldentest"
 )
 
 // fixture is a reference-agent scenario written with the public types
@@ -129,7 +130,7 @@ func TestFixturesBuiltInGo(t *testing.T) {
 
 	// The recorded files replay, through go test as a user's TestGolden
 	// would run them.
-	t.Run("TestGolden", func(t *testing.T) { harness.Test(t, opts) })
+	t.Run("TestGolden", func(t *testing.T) { goldentest.Test(t, opts) })
 
 	// The pin holds the header's content: the tool order and a tool's
 	// description are in the sidecar, and editing the description fails

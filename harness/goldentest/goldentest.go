@@ -1,4 +1,10 @@
-package harness
+// Package goldentest runs a headergold suite from go test: every fixture
+// a parallel subtest, its golden files compared through goldie's Assert,
+// GOLDIE_UPDATE=1 recording them. It is the go test glue of package
+// harness kept apart from it, as net/http/httptest is from net/http, so
+// that programs using harness (cmd/replay, cmd/record) link neither
+// testing nor goldie.
+package goldentest
 
 import (
 	"flag"
@@ -10,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/headergold/headergold/harness"
 	"github.com/headergold/headergold/internal/goldenupdate"
 	"github.com/sebdah/goldie/v2"
 )
@@ -20,16 +27,16 @@ import (
 // differing event, its line and JSON path.
 //
 // With GOLDIE_UPDATE=1 (or goldie's -update flag) it records instead,
-// through [WriteFiles], exactly as cmd/record does; it refuses to record
+// through [harness.Suite.Record], exactly as cmd/record does; it refuses to record
 // when the CI environment variable is set. HEADERGOLD_SEED sets the
 // permutation seed, to replay a failure.
 //
 // A module of your own can call it on its own directories:
 //
 //	func TestGolden(t *testing.T) {
-//		harness.Test(t, harness.Options{Fixtures: "testdata/fixtures", Golden: "testdata/golden"})
+//		goldentest.Test(t, harness.Options{Fixtures: "testdata/fixtures", Golden: "testdata/golden"})
 //	}
-func Test(t *testing.T, opts Options) {
+func Test(t *testing.T, opts harness.Options) {
 	t.Helper()
 	if v := os.Getenv("HEADERGOLD_SEED"); v != "" && opts.Seed == 0 {
 		seed, err := strconv.ParseUint(v, 10, 64)
@@ -54,15 +61,15 @@ func Test(t *testing.T, opts Options) {
 			return fmt.Sprintf("GOLDIE_UPDATE=1 go test -run '%s/%s'", test, run)
 		}
 	}
-	s, err := Load(opts)
+	s, err := harness.Load(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if Updating() {
-		if InCI() {
+		if harness.InCI() {
 			t.Fatalf("refusing to record golden files with CI=%s: recording belongs on a developer machine; unset CI to record", os.Getenv("CI"))
 		}
-		changes, failed, err := s.Record(RecordOptions{})
+		changes, failed, err := s.Record(harness.RecordOptions{})
 		for _, r := range failed {
 			for _, f := range r.Failures {
 				t.Errorf("%s: %s", r.Fixture, f)
@@ -72,7 +79,7 @@ func Test(t *testing.T, opts Options) {
 			t.Fatal(err)
 		}
 		for _, c := range changes {
-			if c.Status != Unchanged {
+			if c.Status != harness.Unchanged {
 				t.Logf("%s %s", c.Status, c.File)
 			}
 		}
@@ -95,7 +102,7 @@ func Test(t *testing.T, opts Options) {
 			if out == nil {
 				return
 			}
-			s.assertGolden(t, f, out)
+			assertGolden(t, s, f, out, opts.Commands)
 		})
 	}
 }
@@ -104,11 +111,11 @@ func Test(t *testing.T, opts Options) {
 // say (a missing, unreadable or untemplated golden file, a recorded call
 // that breaks a declared edge) is reported first, as cmd/replay reports it;
 // a fixture with such a failure is not diffed.
-func (s *Suite) assertGolden(t *testing.T, f *Fixture, out *Outputs) {
+func assertGolden(t *testing.T, s *harness.Suite, f *harness.Fixture, out *harness.Outputs, cmds harness.Commands) {
 	t.Helper()
 	reported, differs := false, false
 	for _, fail := range s.CompareGolden(f, out) {
-		if fail.Check != CheckGolden && fail.Check != CheckSidecar {
+		if fail.Check != harness.CheckGolden && fail.Check != harness.CheckSidecar {
 			t.Errorf("%s", fail)
 			reported = true
 			continue
@@ -121,7 +128,7 @@ func (s *Suite) assertGolden(t *testing.T, f *Fixture, out *Outputs) {
 	if differs {
 		// Said before goldie's own report, which does not say how to
 		// accept the change.
-		t.Logf("if the change is intended, %s", s.opts.Commands.record("^"+f.Name+"$"))
+		t.Logf("if the change is intended, record it: %s", cmds.Record("^"+f.Name+"$"))
 	}
 	assert := func(path string, got []byte) {
 		dir, base := filepath.Split(path)
@@ -130,17 +137,17 @@ func (s *Suite) assertGolden(t *testing.T, f *Fixture, out *Outputs) {
 			goldie.WithFixtureDir(filepath.Clean(dir)),
 			goldie.WithNameSuffix("."+suffix),
 			goldie.WithDiffFn(func(actual, expected string) string {
-				if m := compareFile(path, []byte(expected), []byte(actual)); m != nil {
+				if m := harness.Compare(path, []byte(expected), []byte(actual)); m != nil {
 					return m.String()
 				}
 				return "no difference"
 			}))
 		g.Assert(t, name, got)
 	}
-	assert(s.goldenPath(f.Name), out.Golden)
-	if f.Pin {
-		assert(s.systemPath(f.Name), out.System)
-		assert(s.toolsPath(f.Name), out.Tools)
+	assert(s.GoldenPath(f.Name), out.Golden)
+	if p := s.Pins(f); p.Kind == harness.PinSidecars {
+		assert(p.Files[0], out.System)
+		assert(p.Files[1], out.Tools)
 	}
 }
 
@@ -148,16 +155,6 @@ func (s *Suite) assertGolden(t *testing.T, f *Fixture, out *Outputs) {
 // (GOLDIE_UPDATE=1, or goldie's -update flag). Tests that read golden files
 // a recording run is rewriting should skip while it is true.
 func Updating() bool { return goldenupdate.On() }
-
-// InCI reports whether the CI environment variable says this is a CI run:
-// any non-empty value but "false" and "0" (in any case).
-func InCI() bool {
-	switch strings.ToLower(os.Getenv("CI")) {
-	case "", "false", "0":
-		return false
-	}
-	return true
-}
 
 // testPattern anchors each element of a test's name, for go test -run.
 func testPattern(name string) string {

@@ -1,4 +1,4 @@
-package harness
+package goldentest
 
 import (
 	"flag"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/headergold/headergold/harness"
 )
 
 func TestSplitPattern(t *testing.T) {
@@ -27,7 +29,7 @@ func TestSplitPattern(t *testing.T) {
 // With GOLDIE_UPDATE, go test -run 'TestX/^a$' records fixture a only.
 func TestRecordingFollowsGoTestRun(t *testing.T) {
 	dir := t.TempDir()
-	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1}
+	opts := harness.Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1}
 	os.MkdirAll(opts.Fixtures, 0o755)
 	for _, name := range []string{"a", "b"} {
 		writeFile(t, filepath.Join(opts.Fixtures, name+".json"), minimalFixture)
@@ -47,17 +49,17 @@ func TestRecordingFollowsGoTestRun(t *testing.T) {
 	}
 }
 
-// TestMessagesNameGoTest: the failures harness.Test reports say how to
+// TestMessagesNameGoTest: the failures Test reports say how to
 // record with go test, with the test's own -run pattern: a missing golden
 // log, a golden log that differs (beside goldie's report), an orphan.
 // Test runs in a child process, where its failures are the expected
 // output.
 func TestMessagesNameGoTest(t *testing.T) {
 	if dir := os.Getenv("HEADERGOLD_TEST_MESSAGES_DIR"); dir != "" {
-		Test(t, Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Shuffle: -1})
+		Test(t, harness.Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Shuffle: -1})
 		return
 	}
-	opts := layout(t, map[string]string{"one": minimalFixture})
+	opts := layout(t, "one")
 	writeFile(t, filepath.Join(opts.Fixtures, "two.json"), minimalFixture)
 	writeFile(t, filepath.Join(opts.Fixtures, "one.json"), strings.Replace(minimalFixture, `"hello"`, `"hi there"`, 1))
 	writeFile(t, filepath.Join(opts.Golden, "gone.golden"), "x\n")
@@ -79,4 +81,40 @@ func TestMessagesNameGoTest(t *testing.T) {
 	if strings.Contains(string(out), "cmd/record") || strings.Contains(string(out), "-prune") {
 		t.Errorf("go test output names a command of the CLIs:\n%s", out)
 	}
+}
+
+const minimalFixture = `{
+  "description": "minimal",
+  "config": {"persona": "P.", "model": "m"},
+  "plugins": [{"name": "p", "tools": [{"name": "b"}, {"name": "a"}]}],
+  "turns": [{"user": "hi", "replies": [{"text": "hello"}]}]
+}
+`
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// layout writes minimalFixture under each name and records them.
+func layout(t *testing.T, names ...string) harness.Options {
+	t.Helper()
+	dir := t.TempDir()
+	opts := harness.Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Shuffle: 2, Seed: 1}
+	for _, name := range names {
+		writeFile(t, filepath.Join(opts.Fixtures, name+".json"), minimalFixture)
+	}
+	s, err := harness.Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, failed, err := s.Record(harness.RecordOptions{}); err != nil || len(failed) > 0 {
+		t.Fatalf("record: %v %v", err, failed)
+	}
+	return opts
 }
