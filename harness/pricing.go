@@ -8,6 +8,7 @@ import (
 
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/drift"
+	"github.com/headergold/headergold/internal/logformat"
 	"github.com/tidwall/gjson"
 )
 
@@ -119,7 +120,7 @@ func pinnedLog(golden, systemMD, toolsJSON, run []byte) ([]byte, bool) {
 		line, rest, _ := bytes.Cut(golden, []byte{'\n'})
 		golden = rest
 		data := gjson.GetBytes(line, "data")
-		if !mayBeHeader(line) || gjson.GetBytes(line, "type").String() != "request/header" {
+		if !mayBeHeader(line) || gjson.GetBytes(line, "type").String() != logformat.RequestHeader {
 			out = append(append(out, line...), '\n')
 			continue
 		}
@@ -233,7 +234,7 @@ func headerValues(log []byte) []gjson.Result {
 	for len(log) > 0 {
 		line, rest, _ := bytes.Cut(log, []byte{'\n'})
 		log = rest
-		if mayBeHeader(line) && withinLimits(line) && gjson.GetBytes(line, "type").String() == "request/header" {
+		if mayBeHeader(line) && withinLimits(line) && gjson.GetBytes(line, "type").String() == logformat.RequestHeader {
 			out = append(out, gjson.GetBytes(line, "data.header"))
 		}
 	}

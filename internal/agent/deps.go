@@ -211,7 +211,7 @@ type DepsAt func(turn, step int) assembler.Deps
 func CheckTrace(log []byte, deps DepsAt) error {
 	completed := map[string]bool{}
 	return forEachLine(log, func(n int, line []byte) error {
-		if !bytes.Contains(line, []byte(`"tool/result"`)) {
+		if !bytes.Contains(line, []byte(`"`+TypeToolResult+`"`)) {
 			return nil
 		}
 		ev := gjson.ParseBytes(line)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/headergold/headergold/internal/canon"
+	"github.com/headergold/headergold/internal/logformat"
 	"github.com/headergold/headergold/internal/wire"
 	"github.com/tidwall/gjson"
 )
@@ -75,7 +76,7 @@ type header struct {
 
 // placeholders are the values a templated golden log holds in place of a
 // header's system text and tools.
-var placeholders = map[string]string{"system": `"<<system>>"`, "tools": `"<<tools>>"`}
+var placeholders = map[string]string{logformat.MemberSystem: `"` + logformat.SystemPlaceholder + `"`, logformat.MemberTools: `"` + logformat.ToolsPlaceholder + `"`}
 
 // templated lists the header members that either side, when it is a
 // session log, holds as a placeholder, with the sides that do: a templated

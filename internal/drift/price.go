@@ -5,13 +5,14 @@ import (
 	"strings"
 
 	"github.com/headergold/headergold/internal/cost"
+	"github.com/headergold/headergold/internal/logformat"
 	"github.com/headergold/headergold/internal/wire"
 	"github.com/tidwall/gjson"
 )
 
 // The event of a captured log that holds the rest of a request body: its
 // conversation, with the header parts as placeholders.
-const captureType = "capture/request"
+const captureType = logformat.CaptureRequest
 
 // pricing is what pricing the first differing header needs from one side,
 // copied out of the record (whose buffer the reader reuses).

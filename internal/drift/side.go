@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/headergold/headergold/internal/canon"
+	"github.com/headergold/headergold/internal/logformat"
 	"github.com/headergold/headergold/internal/redact"
 	"github.com/headergold/headergold/internal/wire"
 	"github.com/tidwall/gjson"
@@ -77,7 +78,7 @@ func hasPrefix(b []byte, prefix string) bool {
 const (
 	eventPrefix = `{"type":"`
 	dataPrefix  = `","data":{`
-	headerType  = "request/header"
+	headerType  = logformat.RequestHeader
 )
 
 // next advances to the next header record; it returns io.EOF at the end.
