@@ -142,7 +142,7 @@ type Suite struct {
 // Finding is a guard failure: a problem of the golden layout.
 type Finding struct {
 	Kind FindingKind // Orphan or Leftover
-	File string // the file at fault
+	File string      // the file at fault
 	Msg  string
 }
 
