@@ -489,7 +489,7 @@ func (w *walker) decode(dst []byte, k keySpan) []byte {
 		}
 		e := raw[i+1] // the syntax was checked: an escape is complete
 		if e != 'u' {
-			dst = append(dst, unescapeByte(e))
+			dst = append(dst, canon.Unescape(e))
 			i += 2
 			continue
 		}
@@ -527,26 +527,6 @@ func hex4(b []byte) rune {
 	return r
 }
 
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
-func unescapeByte(c byte) byte {
-	switch c {
-	case 'b':
-		return '\b'
-	case 'f':
-		return '\f'
-	case 'n':
-		return '\n'
-	case 'r':
-		return '\r'
-	case 't':
-		return '\t'
-	}
-	return c
-}
-
 // string reads the string at w.pos and reports whether it holds escapes.
 func (w *walker) string() (escaped bool, err *shapeError) {
 	w.pos++ // opening quote
@@ -569,7 +549,7 @@ func (w *walker) string() (escaped bool, err *shapeError) {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				w.pos += 2
 			case 'u':
-				if w.pos+6 > len(s) || !isHex(s[w.pos+2]) || !isHex(s[w.pos+3]) || !isHex(s[w.pos+4]) || !isHex(s[w.pos+5]) {
+				if w.pos+6 > len(s) || !canon.IsHex(s[w.pos+2]) || !canon.IsHex(s[w.pos+3]) || !canon.IsHex(s[w.pos+4]) || !canon.IsHex(s[w.pos+5]) {
 					return escaped, w.syntaxf("invalid \\u escape in string")
 				}
 				w.pos += 6

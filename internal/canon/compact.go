@@ -443,7 +443,7 @@ func (p *parser) escape() error {
 	switch c {
 	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 		p.pos += 2
-		p.out = appendRune(p.out, rune(unescape(c)))
+		p.out = appendRune(p.out, rune(Unescape(c)))
 		return nil
 	case 'u':
 		u, ok := hex4(s, p.pos+2)
@@ -485,8 +485,9 @@ func hex4(s []byte, i int) (rune, bool) {
 	return r, true
 }
 
-// unescape maps the letter of a short escape to the byte it stands for.
-func unescape(c byte) byte {
+// Unescape maps the letter of a short JSON escape (\n, \t, \" …) to the
+// byte it stands for.
+func Unescape(c byte) byte {
 	switch c {
 	case 'b':
 		return '\b'

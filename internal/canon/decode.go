@@ -51,7 +51,7 @@ func DecodeString(raw []byte) (text string, starts []int) {
 			put(u, i) // a lone surrogate becomes U+FFFD, as WriteRune does
 			i += n
 		default:
-			put(rune(unescape(e)), i)
+			put(rune(Unescape(e)), i)
 			i += 2
 		}
 	}

@@ -123,7 +123,7 @@ func (s *scanner) str() bool {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
-				if i+6 > len(src) || !isHex(src[i+2]) || !isHex(src[i+3]) || !isHex(src[i+4]) || !isHex(src[i+5]) {
+				if i+6 > len(src) || !IsHex(src[i+2]) || !IsHex(src[i+3]) || !IsHex(src[i+4]) || !IsHex(src[i+5]) {
 					return false
 				}
 				i += 6
@@ -136,7 +136,8 @@ func (s *scanner) str() bool {
 	}
 }
 
-func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+// IsHex reports a hexadecimal digit, as a \\u escape has four of.
+func IsHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
 // value scans any value at s.i. Containers are scanned with an explicit
 // stack, so depth never grows the Go stack.

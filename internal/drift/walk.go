@@ -624,7 +624,7 @@ func jsText(raw string) string {
 			break
 		}
 		if body[i+1] != 'u' || i+6 > len(body) {
-			units = append(units, uint16(unescapeByte(body[i+1])))
+			units = append(units, uint16(canon.Unescape(body[i+1])))
 			i += 2
 			continue
 		}
@@ -641,21 +641,4 @@ func jsText(raw string) string {
 		b.WriteByte(byte(u))
 	}
 	return b.String()
-}
-
-// unescapeByte returns the character a one-letter JSON escape stands for.
-func unescapeByte(c byte) byte {
-	switch c {
-	case 'b':
-		return '\b'
-	case 'f':
-		return '\f'
-	case 'n':
-		return '\n'
-	case 'r':
-		return '\r'
-	case 't':
-		return '\t'
-	}
-	return c // \" \\ \/
 }
