@@ -51,16 +51,8 @@ func (e headerEvent) label() string {
 // headerEvents lists the request/header events of a full log.
 func headerEvents(log []byte) []headerEvent {
 	var out []headerEvent
-	n := 0
-	for len(log) > 0 {
-		n++
-		i := bytes.IndexByte(log, '\n')
-		line := log
-		if i >= 0 {
-			line, log = log[:i], log[i+1:]
-		} else {
-			log = nil
-		}
+	for n, line := range logformat.Lines(log) {
+		line = bytes.TrimSuffix(line, []byte("\n"))
 		if !bytes.Contains(line, []byte(`"`+logformat.RequestHeader+`"`)) {
 			continue
 		}

@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"fmt"
+	"github.com/headergold/headergold/internal/logformat"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -214,12 +215,9 @@ func members(v gjson.Result) []member {
 }
 
 func splitLines(b []byte) [][]byte {
-	if len(b) == 0 {
-		return nil
-	}
-	lines := bytes.Split(b, []byte{'\n'})
-	if len(lines[len(lines)-1]) == 0 {
-		lines = lines[:len(lines)-1]
+	var lines [][]byte
+	for _, line := range logformat.Lines(b) {
+		lines = append(lines, bytes.TrimSuffix(line, []byte{'\n'}))
 	}
 	return lines
 }

@@ -39,16 +39,7 @@ func Template(log []byte) ([]byte, error) {
 	// The templated log is much smaller than a full one with large
 	// headers: let it grow rather than reserve the full size.
 	out := make([]byte, 0, min(len(log), 4<<10))
-	n := 0
-	for len(log) > 0 {
-		n++
-		i := bytes.IndexByte(log, '\n')
-		line := log
-		if i >= 0 {
-			line, log = log[:i+1], log[i+1:]
-		} else {
-			log = nil
-		}
+	for n, line := range logformat.Lines(log) {
 		if !mayBeHeader(line) {
 			out = append(out, line...)
 			continue

@@ -219,15 +219,8 @@ func eachRebuilt(log []byte, fn func(body []byte) bool) error {
 	var buf []byte
 	var header *wire.Header
 	var format wire.Format
-	n := 0
-	for len(log) > 0 {
-		n++
-		line := log
-		if i := bytes.IndexByte(log, '\n'); i >= 0 {
-			line, log = log[:i], log[i+1:]
-		} else {
-			log = nil
-		}
+	for n, line := range logformat.Lines(log) {
+		line = bytes.TrimSuffix(line, []byte("\n"))
 		// Only request/header and capture/request lines matter; a view
 		// of the line spares a copy of its header or body.
 		if !bytes.Contains(line[:min(len(line), 40)], []byte(`"type":"request/header"`)) &&

@@ -7,6 +7,11 @@
 // internal/agent/doc.go and internal/capture/doc.go.
 package logformat
 
+import (
+	"bytes"
+	"iter"
+)
+
 // Event types of the reference agent's log (SPEC §2).
 const (
 	TurnStart        = "turn/start"
@@ -50,3 +55,22 @@ const (
 	SystemPlaceholder = "<<system>>"
 	ToolsPlaceholder  = "<<tools>>"
 )
+
+// Lines iterates over the lines of a log: each line with its number,
+// counted from 1, and its bytes, the terminating "\n" included when there
+// is one (a last line may lack it). The lines are views of log.
+func Lines(log []byte) iter.Seq2[int, []byte] {
+	return func(yield func(int, []byte) bool) {
+		for n := 1; len(log) > 0; n++ {
+			line := log
+			if i := bytes.IndexByte(log, '\n'); i >= 0 {
+				line, log = log[:i+1], log[i+1:]
+			} else {
+				log = nil
+			}
+			if !yield(n, line) {
+				return
+			}
+		}
+	}
+}
