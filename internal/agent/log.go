@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"fmt"
+	"github.com/headergold/headergold/internal/logformat"
 	"slices"
 	"sync"
 	"unsafe"
@@ -48,18 +49,16 @@ func NewLog() *Log { return &Log{} }
 func ParseLog(b []byte) (*Log, error) {
 	b = bytes.Clone(b) // the log keeps its lines; the caller keeps b
 	l := &Log{}
-	for n := 1; len(b) > 0; n++ {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
+	for n, line := range logformat.Lines(b) {
+		if line[len(line)-1] != '\n' {
 			return nil, fmt.Errorf("line %d: no final newline", n)
 		}
-		ev, err := ParseEvent(b[:i])
+		ev, err := ParseEvent(line[:len(line)-1])
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
 		l.parsed = l.parsed || ev.Type == TypeRequestHeader
-		l.append(b[: i+1 : i+1])
-		b = b[i+1:]
+		l.append(line[:len(line):len(line)])
 	}
 	return l, nil
 }
@@ -190,15 +189,8 @@ func ParseEvent(line []byte) (Event, error) {
 
 // forEachLine calls fn with every line of b, without its newline.
 func forEachLine(b []byte, fn func(n int, line []byte) error) error {
-	for n := 1; len(b) > 0; n++ {
-		i := bytes.IndexByte(b, '\n')
-		var ln []byte
-		if i < 0 {
-			ln, b = b, nil
-		} else {
-			ln, b = b[:i], b[i+1:]
-		}
-		if err := fn(n, ln); err != nil {
+	for n, line := range logformat.Lines(b) {
+		if err := fn(n, bytes.TrimSuffix(line, []byte{'\n'})); err != nil {
 			return err
 		}
 	}
