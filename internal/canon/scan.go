@@ -102,7 +102,10 @@ func (s *scanner) str() bool {
 	for {
 		// Eight bytes at a time while none of them is a quote, a
 		// backslash or a control character: tool descriptions are long.
-		for i+8 <= len(src) && !special8(binary.LittleEndian.Uint64(src[i:])) {
+		for i+16 <= len(src) && specialBits(binary.LittleEndian.Uint64(src[i:i+8]))|specialBits(binary.LittleEndian.Uint64(src[i+8:i+16])) == 0 {
+			i += 16
+		}
+		for i+8 <= len(src) && specialBits(binary.LittleEndian.Uint64(src[i:i+8])) == 0 {
 			i += 8
 		}
 		for i < len(src) && strPlain[src[i]] {
@@ -279,11 +282,14 @@ func (s *scanner) num() bool {
 	return true
 }
 
-// special8 reports whether any byte of x is '"', '\\' or below 0x20, with
-// the usual bit tricks for "has a zero byte" and "has a byte less than n".
-func special8(x uint64) bool {
+// special8 reports whether any byte of x is '"', '\\' or below 0x20.
+func special8(x uint64) bool { return specialBits(x) != 0 }
+
+// specialBits is nonzero when a byte of x is '"', '\\' or below 0x20,
+// with the usual bit tricks for "has a zero byte" (x^'"', x^'\\') and
+// "has a byte less than 0x20", their high-bit masks taken once.
+func specialBits(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
-	less := (x - ones*0x20) & ^x & highs
-	return zero(x^(ones*'"'))|zero(x^(ones*'\\'))|less != 0
+	q, b := x^(ones*'"'), x^(ones*'\\')
+	return ((q-ones)&^q | (b-ones)&^b | (x-ones*0x20)&^x) & highs
 }
