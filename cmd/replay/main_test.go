@@ -130,7 +130,9 @@ type jsonLine struct {
 	} `json:"pins"`
 	Failures []struct {
 		Check, File, Path, Message string
+		Want, Got                  string
 		Line                       int
+		Cache                      []string
 	} `json:"failures"`
 	Summary  bool      `json:"summary"`
 	Passed   *int      `json:"passed"`
@@ -280,4 +282,34 @@ func TestDotfilesInFixturesAreIgnored(t *testing.T) {
 	if r := replay(t, nil, false, "-fixtures", fx, "-golden", gd, "-shuffle", "0"); r.code != exitOK {
 		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+}
+
+// A failing pinned fixture's -json failure carries the cost lines of its
+// drift, as the text report does.
+func TestJSONFailureCarriesTheCache(t *testing.T) {
+	fx, gd := copyBundled(t)
+	tools := filepath.Join(gd, "text-turn.tools.json")
+	b, err := os.ReadFile(tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(b), `"Read a UTF-8 text file.`, `"Read a UTF-8 text file, slowly.`, 1)
+	if edited == string(b) {
+		t.Fatal("the description to edit is gone; update this test")
+	}
+	if err := os.WriteFile(tools, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := replay(t, nil, false, "-fixtures", fx, "-golden", gd, "-shuffle", "0", "-json", "-run", "^text-turn$")
+	if r.code != exitMismatch {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, l := range decodeJSONLines(t, r.stdout) {
+		for _, f := range l.Failures {
+			if len(f.Cache) > 0 && strings.HasPrefix(f.Cache[0], "cache:") {
+				return
+			}
+		}
+	}
+	t.Errorf("no failure carries cache lines:\n%s", r.stdout)
 }

@@ -166,6 +166,9 @@ type failureReport struct {
 	Message string `json:"message"`
 	Want    string `json:"want,omitempty"`
 	Got     string `json:"got,omitempty"`
+	// Cache is, for a pinned fixture, the cost of the drift in prompt
+	// caching: the lines replay diff prints for it.
+	Cache []string `json:"cache,omitempty"`
 }
 
 // summaryReport is the last -json object.
@@ -292,7 +295,7 @@ func (p *printer) fixture(s *harness.Suite, res *harness.Result) {
 		for _, f := range res.Failures {
 			fr := failureReport{Check: string(f.Check), File: f.File, Line: f.Line, Message: f.Msg}
 			if m := f.Mismatch; m != nil {
-				fr.Path, fr.Want, fr.Got = m.Path, m.Want, m.Got
+				fr.Path, fr.Want, fr.Got, fr.Cache = m.Path, m.Want, m.Got, m.Cache
 			}
 			r.Failures = append(r.Failures, fr)
 		}
