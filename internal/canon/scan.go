@@ -1,8 +1,10 @@
 package canon
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"math/bits"
 )
 
 // MaxDepth is the deepest nesting the scanners accept.
@@ -10,6 +12,9 @@ const maxScanDepth = 10000
 
 // errInvalid is what ScanObject reports for text that is not JSON.
 var errInvalid = errors.New("not valid JSON")
+
+// errDeep is what ScanObject reports past the nesting limit.
+var errDeep = errors.New("nested deeper than 10000")
 
 // strPlain marks the bytes a string scan may pass over: not a quote, a
 // backslash or a control character.
@@ -27,246 +32,281 @@ var strPlain = func() (t [256]bool) {
 // request bodies whose tool lists are read once. It returns an error for
 // text that is not a JSON object, or nested deeper than 10,000.
 func ScanObject(src []byte, fn func(keyStart, keyEnd, valStart, valEnd int)) error {
-	s := scanner{src: src}
-	s.space()
-	if s.i >= len(src) || src[s.i] != '{' {
+	i := skipSpace(src, 0)
+	if i >= len(src) || src[i] != '{' {
 		return errors.New("not a JSON object")
 	}
-	s.i++
-	s.space()
-	if s.i < len(src) && src[s.i] == '}' {
-		s.i++
+	i = skipSpace(src, i+1)
+	if i < len(src) && src[i] == '}' {
+		i++
 	} else {
 		for {
-			s.space()
-			ks := s.i
-			if s.i >= len(src) || src[s.i] != '"' || !s.str() {
+			ks := i
+			ke, ok := scanKey(src, i)
+			if !ok {
 				return errInvalid
 			}
-			ke := s.i
-			s.space()
-			if s.i >= len(src) || src[s.i] != ':' {
+			vs := skipSpace(src, ke)
+			if vs >= len(src) || src[vs] != ':' {
 				return errInvalid
 			}
-			s.i++
-			s.space()
-			vs := s.i
-			if !s.value() {
-				return s.failure()
+			vs = skipSpace(src, vs+1)
+			var err error
+			if i, err = scanValue(src, vs); err != nil {
+				return err
 			}
-			fn(ks, ke, vs, s.i)
-			s.space()
-			if s.i >= len(src) {
+			fn(ks, ke, vs, i)
+			i = skipSpace(src, i)
+			if i >= len(src) {
 				return errInvalid
 			}
-			if src[s.i] == '}' {
-				s.i++
+			if src[i] == '}' {
+				i++
 				break
 			}
-			if src[s.i] != ',' {
+			if src[i] != ',' {
 				return errInvalid
 			}
-			s.i++
+			i = skipSpace(src, i+1)
 		}
 	}
-	s.space()
-	if s.i != len(src) {
+	if skipSpace(src, i) != len(src) {
 		return errInvalid
 	}
 	return nil
 }
 
-type scanner struct {
-	src  []byte
-	i    int
-	deep bool // the nesting limit was hit
-}
+// The scan keeps its position in a local and calls small functions of
+// (src, i): a request body has thousands of short tokens, and their
+// per-token cost, not the bytes of long strings, is most of a scan.
 
-func (s *scanner) failure() error {
-	if s.deep {
-		return errors.New("nested deeper than 10000")
+func skipSpace(src []byte, i int) int {
+	for i < len(src) && src[i] <= ' ' && isSpaceByte(src[i]) {
+		i++
 	}
-	return errInvalid
+	return i
 }
 
-func (s *scanner) space() {
-	for s.i < len(s.src) && isSpaceByte(s.src[s.i]) {
-		s.i++
+// scanKey scans the string at i (after any whitespace), returning the
+// index after its closing quote.
+func scanKey(src []byte, i int) (int, bool) {
+	i = skipSpace(src, i)
+	if i >= len(src) || src[i] != '"' {
+		return i, false
 	}
+	return scanString(src, i+1)
 }
 
-// str scans the string at s.i, validating its escapes.
-func (s *scanner) str() bool {
-	src := s.src
-	i := s.i + 1
-	for {
-		// Eight bytes at a time while none of them is a quote, a
-		// backslash or a control character: tool descriptions are long.
-		for i+16 <= len(src) && specialBits(binary.LittleEndian.Uint64(src[i:i+8]))|specialBits(binary.LittleEndian.Uint64(src[i+8:i+16])) == 0 {
-			i += 16
+// scanString scans string text from i, just after the opening quote,
+// validating its escapes, and returns the index after the closing quote.
+func scanString(src []byte, i int) (int, bool) {
+	// Most strings of a request body are keys and short values: the
+	// first two words settle them. The lowest flagged byte of a word is
+	// exact (a borrow only runs upward from a true match).
+	for range 2 {
+		if i+8 > len(src) {
+			break
 		}
-		for i+8 <= len(src) && specialBits(binary.LittleEndian.Uint64(src[i:i+8])) == 0 {
-			i += 8
-		}
-		for i < len(src) && strPlain[src[i]] {
-			i++
-		}
-		if i >= len(src) {
-			return false
-		}
-		switch c := src[i]; {
-		case c == '"':
-			s.i = i + 1
-			return true
-		case c == '\\':
-			if i+1 >= len(src) {
-				return false
+		if m := specialBits(binary.LittleEndian.Uint64(src[i:])); m != 0 {
+			if j := i + bits.TrailingZeros64(m)>>3; src[j] == '"' {
+				return j + 1, true
 			}
+			break
+		}
+		i += 8
+	}
+	return scanLongString(src, i)
+}
+
+// scanLongString is scanString for text that goes on: the closing quote
+// and each backslash are found by [bytes.IndexByte], which is vectorised,
+// and the text between them is checked for control characters a word at
+// a time. Each byte is searched once for a quote, once for a backslash
+// and once for a control character, so escapes cost no rescans.
+func scanLongString(src []byte, i int) (int, bool) {
+	for {
+		q := bytes.IndexByte(src[i:], '"')
+		if q < 0 {
+			return len(src), false
+		}
+		q += i // no quote in [i, q)
+		for {
+			end := q
+			if b := bytes.IndexByte(src[i:q], '\\'); b >= 0 {
+				end = i + b
+			}
+			if hasControl(src[i:end]) {
+				return i, false
+			}
+			if end == q {
+				return q + 1, true
+			}
+			i = end // a backslash, before q
 			switch src[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case '"': // the quote at q is escaped
+				i = q + 1
+			case '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
-			case 'u':
+				continue
+			case 'u': // a quote among the four is not hex
 				if i+6 > len(src) || !IsHex(src[i+2]) || !IsHex(src[i+3]) || !IsHex(src[i+4]) || !IsHex(src[i+5]) {
-					return false
+					return i, false
 				}
 				i += 6
+				continue
 			default:
-				return false
+				return i, false
 			}
-		default: // a control character
-			return false
+			break
 		}
 	}
+}
+
+// hasControl reports a byte below 0x20 in b. The flags of all words are
+// or-ed and tested once: a flagged byte that is not a control character
+// has one below it in the same word, so the union is exact.
+func hasControl(b []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	var acc uint64
+	for len(b) >= 16 {
+		x, y := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
+		acc |= (x-ones*0x20)&^x | (y-ones*0x20)&^y
+		b = b[16:]
+	}
+	if len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		acc |= (x - ones*0x20) &^ x
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return acc&highs != 0
 }
 
 // IsHex reports a hexadecimal digit, as a \\u escape has four of.
 func IsHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
-// value scans any value at s.i. Containers are scanned with an explicit
-// stack, so depth never grows the Go stack.
-func (s *scanner) value() bool {
-	src := s.src
-	var stack []byte // '{' or '['
+// scanValue scans any value at i and returns the index after it.
+// Containers are scanned with an explicit stack, so depth never grows the
+// Go stack.
+func scanValue(src []byte, i int) (int, error) {
+	var buf [32]byte
+	stack := buf[:0] // '{' or '['
+	var ok bool
 	for {
-		s.space()
-		if s.i >= len(src) {
-			return false
+		i = skipSpace(src, i)
+		if i >= len(src) {
+			return i, errInvalid
 		}
 		// One scalar or the opening of a container.
-		switch c := src[s.i]; c {
+		switch c := src[i]; c {
+		case '"':
+			if i, ok = scanString(src, i+1); !ok {
+				return i, errInvalid
+			}
 		case '{', '[':
 			if len(stack) >= maxScanDepth {
-				s.deep = true
-				return false
+				return i, errDeep
 			}
-			stack = append(stack, c)
-			s.i++
-			s.space()
-			if s.i < len(src) && (src[s.i] == '}' && c == '{' || src[s.i] == ']' && c == '[') {
-				stack = stack[:len(stack)-1]
-				s.i++
+			i = skipSpace(src, i+1)
+			if i < len(src) && src[i] == c+2 { // '}' is '{'+2, ']' is '['+2
+				i++
 				break
 			}
+			stack = append(stack, c)
 			if c == '{' {
-				if !s.key() {
-					return false
+				if i, ok = scanColon(src, i); !ok {
+					return i, errInvalid
 				}
 			}
 			continue
-		case '"':
-			if !s.str() {
-				return false
-			}
 		case 't':
-			if !s.lit("true") {
-				return false
+			if i, ok = scanLit(src, i, "true"); !ok {
+				return i, errInvalid
 			}
 		case 'f':
-			if !s.lit("false") {
-				return false
+			if i, ok = scanLit(src, i, "false"); !ok {
+				return i, errInvalid
 			}
 		case 'n':
-			if !s.lit("null") {
-				return false
+			if i, ok = scanLit(src, i, "null"); !ok {
+				return i, errInvalid
 			}
 		default:
-			if !s.num() {
-				return false
+			if i, ok = scanNum(src, i); !ok {
+				return i, errInvalid
 			}
 		}
 		// After a value: close containers or go on to the next member.
 		for {
 			if len(stack) == 0 {
-				return true
+				return i, nil
 			}
-			s.space()
-			if s.i >= len(src) {
-				return false
+			i = skipSpace(src, i)
+			if i >= len(src) {
+				return i, errInvalid
 			}
 			top := stack[len(stack)-1]
-			c := src[s.i]
+			c := src[i]
 			if c == ',' {
-				s.i++
-				if top == '{' && !s.key() {
-					return false
+				i++
+				if top == '{' {
+					if i, ok = scanColon(src, i); !ok {
+						return i, errInvalid
+					}
 				}
 				break
 			}
-			if top == '{' && c == '}' || top == '[' && c == ']' {
-				stack = stack[:len(stack)-1]
-				s.i++
-				continue
+			if c != top+2 {
+				return i, errInvalid
 			}
-			return false
-		}
-	}
-}
-
-// key scans `"key":` inside an object.
-func (s *scanner) key() bool {
-	s.space()
-	if s.i >= len(s.src) || s.src[s.i] != '"' || !s.str() {
-		return false
-	}
-	s.space()
-	if s.i >= len(s.src) || s.src[s.i] != ':' {
-		return false
-	}
-	s.i++
-	return true
-}
-
-func (s *scanner) lit(word string) bool {
-	if len(s.src)-s.i < len(word) || string(s.src[s.i:s.i+len(word)]) != word {
-		return false
-	}
-	s.i += len(word)
-	return true
-}
-
-// num scans -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func (s *scanner) num() bool {
-	src, i := s.src, s.i
-	if i < len(src) && src[i] == '-' {
-		i++
-	}
-	digits := func() bool {
-		start := i
-		for i < len(src) && '0' <= src[i] && src[i] <= '9' {
+			stack = stack[:len(stack)-1]
 			i++
 		}
-		return i > start
+	}
+}
+
+// scanColon scans `"key":` inside an object.
+func scanColon(src []byte, i int) (int, bool) {
+	i, ok := scanKey(src, i)
+	if !ok {
+		return i, false
+	}
+	i = skipSpace(src, i)
+	if i >= len(src) || src[i] != ':' {
+		return i, false
+	}
+	return i + 1, true
+}
+
+func scanLit(src []byte, i int, word string) (int, bool) {
+	if len(src)-i < len(word) || string(src[i:i+len(word)]) != word {
+		return i, false
+	}
+	return i + len(word), true
+}
+
+// scanNum scans -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func scanNum(src []byte, i int) (int, bool) {
+	if i < len(src) && src[i] == '-' {
+		i++
 	}
 	switch {
 	case i < len(src) && src[i] == '0':
 		i++
-	case !digits():
-		return false
+	case i < len(src) && '1' <= src[i] && src[i] <= '9':
+		i = digits(src, i)
+	default:
+		return i, false
 	}
 	if i < len(src) && src[i] == '.' {
-		i++
-		if !digits() {
-			return false
+		if j := digits(src, i+1); j > i+1 {
+			i = j
+		} else {
+			return i, false
 		}
 	}
 	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
@@ -274,12 +314,20 @@ func (s *scanner) num() bool {
 		if i < len(src) && (src[i] == '+' || src[i] == '-') {
 			i++
 		}
-		if !digits() {
-			return false
+		j := digits(src, i)
+		if j == i {
+			return i, false
 		}
+		i = j
 	}
-	s.i = i
-	return true
+	return i, true
+}
+
+func digits(src []byte, i int) int {
+	for i < len(src) && '0' <= src[i] && src[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // special8 reports whether any byte of x is '"', '\\' or below 0x20.

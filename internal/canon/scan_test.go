@@ -2,6 +2,7 @@ package canon
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -87,5 +88,61 @@ func TestSpecial8(t *testing.T) {
 				t.Fatalf("special8 with %#x at %d = %v, want %v", c, pos, got, want)
 			}
 		}
+	}
+}
+
+// scanBody is an Anthropic request body with about size bytes of tool
+// definitions, the shape the fake provider validates most.
+func scanBody(size int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"model":"claude-sonnet-4-5","max_tokens":1024,"system":"You are a careful agent.","tools":[`)
+	for i := 0; b.Len() < size; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name":"tool_%03d","description":"%s","input_schema":{"type":"object","properties":{"path":{"type":"string","description":"Where to look."},"limit":{"type":"integer","minimum":1}},"required":["path"]}}`,
+			i, strings.Repeat("Does one careful thing. ", 16))
+	}
+	b.WriteString(`],"messages":[{"role":"user","content":"List the files."}]}`)
+	return []byte(b.String())
+}
+
+func BenchmarkScanObject(b *testing.B) {
+	src := scanBody(50 << 10)
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		if err := ScanObject(src, func(int, int, int, int) {}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Strings long enough to leave the one-word path, with an escape, a
+// control character, a quote or the end of input at every position: the
+// cases where the vectorised search and the word checks must agree.
+func TestScanObjectLongStrings(t *testing.T) {
+	inserts := []string{`\"`, `\\`, `\n`, `\u00e9`, `\u00"9`, `\x`, "\x01", "\x1f", `"`, `\`, "é", "\x7f", " "}
+	for n := 0; n <= 40; n++ {
+		text := strings.Repeat("abcdefgh", 6)[:n]
+		for at := 0; at <= n; at++ {
+			for _, ins := range inserts {
+				for _, tail := range []string{`"}`, `"`, ``, `","b":[]}`} {
+					doc := `{"a":"` + text[:at] + ins + text[at:] + tail
+					want := json.Valid([]byte(doc))
+					if got := ScanObject([]byte(doc), func(int, int, int, int) {}) == nil; got != want {
+						t.Fatalf("ScanObject(%q) valid = %v, encoding/json says %v", doc, got, want)
+					}
+				}
+			}
+		}
+	}
+	// Members after long escaped strings are found where they are.
+	src := []byte(`{"a":"` + strings.Repeat(`x\"y`, 20) + `","b":"` + strings.Repeat("z", 30) + `\\"}`)
+	var keys []string
+	if err := ScanObject(src, func(ks, ke, vs, ve int) { keys = append(keys, string(src[ks:ke])+"@"+fmt.Sprint(ve-vs)) }); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{`"a"@82`, `"b"@34`}; fmt.Sprint(keys) != fmt.Sprint(want) {
+		t.Errorf("members = %v, want %v", keys, want)
 	}
 }
