@@ -32,6 +32,17 @@ var strPlain = func() (t [256]bool) {
 // request bodies whose tool lists are read once. It returns an error for
 // text that is not a JSON object, or nested deeper than 10,000.
 func ScanObject(src []byte, fn func(keyStart, keyEnd, valStart, valEnd int)) error {
+	return ScanObjectKnown(src, nil, fn)
+}
+
+// ScanObjectKnown is [ScanObject] for a body that repeats values of one
+// scanned before, as an agent's requests repeat their tool list: a
+// top-level member's value whose text begins with one of known is taken
+// as that value, compared instead of scanned. Each of known must be a
+// value that a scan accepted, and only strings, arrays and objects are
+// used: such a value ends at its own closing byte, so a scan of text that
+// begins with it ends where it ends and accepts it.
+func ScanObjectKnown(src []byte, known [][]byte, fn func(keyStart, keyEnd, valStart, valEnd int)) error {
 	i := skipSpace(src, 0)
 	if i >= len(src) || src[i] != '{' {
 		return errors.New("not a JSON object")
@@ -51,9 +62,11 @@ func ScanObject(src []byte, fn func(keyStart, keyEnd, valStart, valEnd int)) err
 				return errInvalid
 			}
 			vs = skipSpace(src, vs+1)
-			var err error
-			if i, err = scanValue(src, vs); err != nil {
-				return err
+			if i = knownAt(src, vs, known); i < 0 {
+				var err error
+				if i, err = scanValue(src, vs); err != nil {
+					return err
+				}
 			}
 			fn(ks, ke, vs, i)
 			i = skipSpace(src, i)
@@ -74,6 +87,17 @@ func ScanObject(src []byte, fn func(keyStart, keyEnd, valStart, valEnd int)) err
 		return errInvalid
 	}
 	return nil
+}
+
+// knownAt returns the end of the value of known that src holds at i, or
+// -1.
+func knownAt(src []byte, i int, known [][]byte) int {
+	for _, k := range known {
+		if len(k) > 0 && (k[0] == '"' || k[0] == '[' || k[0] == '{') && bytes.HasPrefix(src[i:], k) {
+			return i + len(k)
+		}
+	}
+	return -1
 }
 
 // The scan keeps its position in a local and calls small functions of

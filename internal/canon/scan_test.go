@@ -146,3 +146,104 @@ func TestScanObjectLongStrings(t *testing.T) {
 		t.Errorf("members = %v, want %v", keys, want)
 	}
 }
+
+// scanResult is what a scan says of a text: its members' spans, or that
+// it is not a JSON object.
+func scanResult(src []byte, known [][]byte) string {
+	var b strings.Builder
+	err := ScanObjectKnown(src, known, func(ks, ke, vs, ve int) { fmt.Fprintf(&b, "%d:%d=%d:%d ", ks, ke, vs, ve) })
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return b.String()
+}
+
+// membersOf returns the member values of an object a scan accepted.
+func membersOf(src []byte) [][]byte {
+	var vals [][]byte
+	if ScanObject(src, func(_, _, vs, ve int) { vals = append(vals, src[vs:ve]) }) != nil {
+		return nil
+	}
+	return vals
+}
+
+// A scan that is told values it saw before says of every text what a
+// plain scan says, including texts that repeat a known value and then go
+// wrong right after it.
+func TestScanObjectKnownAgrees(t *testing.T) {
+	cases := []struct{ src, known string }{
+		{`{"a":123}`, `12`},     // numbers are not self-delimiting: not used
+		{`{"a":truex}`, `true`}, // nor literals
+		{`{"a":[1]x}`, `[1]`},   // the text after a known value is still scanned
+		{`{"a":[1],"b":[1]}`, `[1]`},
+		{`{"a":[1,2]}`, `[1]`}, // a known value that is not a prefix
+		{`{"a":{"b":[]}}`, `{"b":[]}`},
+	}
+	for _, c := range cases {
+		got, want := scanResult([]byte(c.src), [][]byte{[]byte(c.known)}), scanResult([]byte(c.src), nil)
+		if got != want {
+			t.Errorf("%s knowing %s: %s, a plain scan says %s", c.src, c.known, got, want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	hits := 0
+	for range 5000 {
+		// A previous body, and a next one made of some of its values
+		// and new ones, then cut or flipped.
+		var prev, next strings.Builder
+		prev.WriteByte('{')
+		n := 1 + rng.IntN(4)
+		for i := range n {
+			if i > 0 {
+				prev.WriteByte(',')
+			}
+			fmt.Fprintf(&prev, `"k%d":%s`, i, randomJSON(rng, 0))
+		}
+		prev.WriteByte('}')
+		known := membersOf([]byte(prev.String()))
+		next.WriteByte('{')
+		for i := range 1 + rng.IntN(4) {
+			if i > 0 {
+				next.WriteByte(',')
+			}
+			v := randomJSON(rng, 0)
+			if rng.IntN(2) == 0 {
+				v = string(known[rng.IntN(len(known))])
+			}
+			fmt.Fprintf(&next, `"k%d":%s`, i, v)
+		}
+		next.WriteByte('}')
+		b := []byte(next.String())
+		switch rng.IntN(3) {
+		case 0:
+			b = b[:rng.IntN(len(b)+1)]
+		case 1:
+			flips := "{}[]\",:0a\\ "
+			b[rng.IntN(len(b))] = flips[rng.IntN(len(flips))]
+		}
+		got, want := scanResult(b, known), scanResult(b, nil)
+		if got != want {
+			t.Fatalf("%s knowing %q: %s, a plain scan says %s", b, known, got, want)
+		}
+		for _, k := range known {
+			if len(k) > 0 && strings.ContainsRune(`"[{`, rune(k[0])) && strings.Contains(string(b), ":"+string(k)) {
+				hits++
+				break
+			}
+		}
+	}
+	if hits < 1000 {
+		t.Errorf("only %d of 5000 texts repeated a known value: the test checks too little", hits)
+	}
+}
+
+func FuzzScanObjectKnown(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"c"}],"d":"x"}`), []byte(`{"a":[1,{"b":"c"}],"d":"x","e":1}`))
+	f.Add([]byte(`{"a":"q"}`), []byte(`{"a":"q"x}`))
+	f.Fuzz(func(t *testing.T, prev, next []byte) {
+		known := membersOf(prev)
+		if got, want := scanResult(next, known), scanResult(next, nil); got != want {
+			t.Fatalf("%q knowing %q: %s, a plain scan says %s", next, known, got, want)
+		}
+	})
+}

@@ -35,8 +35,21 @@ func bigBody(size int) []byte {
 // busy machine. The rebuild check that a replay then runs over the log
 // is reported beside them (rebuild-ns/req), not in the ratio: it is
 // replay's check of the log, not the cost of capturing.
+//
+// header=repeated is an agent loop, each request repeating the header of
+// the one before, which the fake provider compares instead of validating
+// again; header=new gives every request a tool list that differs from
+// the one before, so each is validated whole.
 func BenchmarkCaptureOverhead(b *testing.B) {
-	body := bigBody(50 << 10)
+	same := bigBody(50 << 10)
+	other := bytes.Replace(same, []byte(`"tool_000"`), []byte(`"tool_00a"`), 1)
+	b.Run("header=repeated", func(b *testing.B) { benchCapture(b, [][]byte{same}) })
+	b.Run("header=new", func(b *testing.B) { benchCapture(b, [][]byte{same, other}) })
+}
+
+// benchCapture sends the bodies in turn, each to the baseline and to the
+// fake provider.
+func benchCapture(b *testing.B, bodies [][]byte) {
 	base := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
@@ -44,7 +57,7 @@ func BenchmarkCaptureOverhead(b *testing.B) {
 	}))
 	defer base.Close()
 	client := &http.Client{}
-	send := func(url string) {
+	send := func(url string, body []byte) {
 		resp, err := client.Post(url, "application/json", bytes.NewReader(body))
 		if err != nil {
 			b.Fatal(err)
@@ -62,7 +75,7 @@ func BenchmarkCaptureOverhead(b *testing.B) {
 	}
 	var tBase, tCapture, tRebuild time.Duration
 	var srv *Server
-	served := 0
+	served, sent := 0, 0
 	flush := func() {
 		// The log of a batch is built and checked once, as a replay does.
 		start := time.Now()
@@ -80,7 +93,7 @@ func BenchmarkCaptureOverhead(b *testing.B) {
 		srv = nil
 	}
 	b.ReportAllocs()
-	b.SetBytes(int64(len(body)))
+	b.SetBytes(int64(len(bodies[0])))
 	for b.Loop() {
 		if srv == nil {
 			var err error
@@ -89,11 +102,13 @@ func BenchmarkCaptureOverhead(b *testing.B) {
 			}
 			served = 0
 		}
+		body := bodies[sent%len(bodies)]
+		sent++
 		start := time.Now()
-		send(base.URL + "/v1/messages")
+		send(base.URL+"/v1/messages", body)
 		tBase += time.Since(start)
 		start = time.Now()
-		send(srv.URL() + "/v1/messages")
+		send(srv.URL()+"/v1/messages", body)
 		tCapture += time.Since(start)
 		if served++; served == batch {
 			flush()

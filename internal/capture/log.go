@@ -52,11 +52,20 @@ type Built struct {
 
 // BuildLog redacts the captured bodies and writes the captured log.
 func BuildLog(reqs []Request, replies []wire.Reply, rules []redact.Rule) (*Built, error) {
-	var log, templated []byte
-	var bodies [][]byte
+	// A first pass splits (after redaction) and finds the header events,
+	// so that both logs are written into buffers of their final size: a
+	// session whose large header changes often would otherwise spend more
+	// on growing the log than on anything else.
+	type entry struct {
+		p      *wire.Parts
+		reason string // of the header event before the request, or ""
+	}
+	entries := make([]entry, len(reqs))
+	bodies := make([][]byte, len(reqs))
 	hits := make([]int, len(rules))
 	var inForce *wire.Parts
 	var format wire.Format
+	logLen, templatedLen := 0, 0
 	for i, r := range reqs {
 		body, p := r.Body, r.parts
 		if len(rules) > 0 || p == nil {
@@ -66,31 +75,57 @@ func BuildLog(reqs []Request, replies []wire.Reply, rules []redact.Rule) (*Built
 				return nil, fmt.Errorf("request %d after redaction: %w", r.N, err)
 			}
 		}
+		e := entry{p: p}
 		// The parts are compared where they are: the header document
 		// is written only when it changes.
 		if inForce == nil || format != r.Format || !sameHeader(p, inForce) {
-			reason := ReasonChange
+			e.reason = ReasonChange
 			if inForce == nil {
-				reason = ReasonInitial
+				e.reason = ReasonInitial
 			}
-			log = appendHeader(log, r.N, reason, r.Format, p.Header())
-			templated = appendHeader(templated, r.N, reason, r.Format, templateHeader(p))
 			inForce, format = p, r.Format
+			logLen += eventSlack + p.HeaderLen()
+			templatedLen += eventSlack + len(p.Config) + len(wire.SystemPlaceholder) + len(wire.ToolsPlaceholder)
 		}
-		start := len(log)
-		log = appendRequest(log, r, p)
+		n := 2*eventSlack + len(p.Rest) + len(r.Path) + len(p.Prefix) + len(p.Suffix) + 16*len(p.Spaces)
 		if i < len(replies) {
-			log = appendReply(log, r.N, replies[i])
+			n += replyLen(replies[i])
 		}
-		templated = append(templated, log[start:]...)
-		bodies = append(bodies, body)
+		logLen, templatedLen = logLen+n, templatedLen+n
+		entries[i], bodies[i] = e, body
 	}
 	for i, n := range hits {
 		if n == 0 {
 			return nil, &RuleError{Index: i, Rule: rules[i]}
 		}
 	}
+	log, templated := make([]byte, 0, logLen), make([]byte, 0, templatedLen)
+	for i, r := range reqs {
+		e := entries[i]
+		if e.reason != "" {
+			log = appendHeader(log, r.N, e.reason, r.Format, e.p)
+			templated = appendHeader(templated, r.N, e.reason, r.Format, templatedParts(e.p))
+		}
+		start := len(log)
+		log = appendRequest(log, r, e.p)
+		if i < len(replies) {
+			log = appendReply(log, r.N, replies[i])
+		}
+		templated = append(templated, log[start:]...)
+	}
 	return &Built{Log: log, Templated: templated, Bodies: bodies}, nil
+}
+
+// eventSlack bounds the bytes of an event line beside its variable parts.
+const eventSlack = 128
+
+// replyLen estimates the length of a reply as the log holds it.
+func replyLen(r wire.Reply) int {
+	n := len(r.Text)
+	for _, c := range r.ToolCalls {
+		n += eventSlack + len(c.ID) + len(c.Name) + len(c.Args())
+	}
+	return 2 * n // escapes
 }
 
 // sameHeader reports whether two bodies have the same header parts, byte
@@ -100,10 +135,10 @@ func sameHeader(a, b *wire.Parts) bool {
 		(a.Tools == nil) == (b.Tools == nil) && bytes.Equal(a.Tools, b.Tools)
 }
 
-// templateHeader is the header document with the templating rule of the
-// golden logs applied: system and tools, where present, become their
-// placeholders.
-func templateHeader(p *wire.Parts) []byte {
+// templatedParts returns parts whose header document has the templating rule
+// of the golden logs applied: system and tools, where present, become
+// their placeholders.
+func templatedParts(p *wire.Parts) *wire.Parts {
 	t := *p
 	if t.System != nil {
 		t.System = []byte(wire.SystemPlaceholder)
@@ -111,7 +146,7 @@ func templateHeader(p *wire.Parts) []byte {
 	if t.Tools != nil {
 		t.Tools = []byte(wire.ToolsPlaceholder)
 	}
-	return t.Header()
+	return &t
 }
 
 func open(dst []byte, typ string, n int) []byte {
@@ -121,14 +156,14 @@ func open(dst []byte, typ string, n int) []byte {
 	return canon.AppendInt(dst, int64(n))
 }
 
-func appendHeader(dst []byte, n int, reason string, f wire.Format, header []byte) []byte {
+func appendHeader(dst []byte, n int, reason string, f wire.Format, p *wire.Parts) []byte {
 	dst = open(dst, TypeRequestHeader, n)
 	dst = append(dst, `,"reason":`...)
 	dst = canon.AppendString(dst, reason)
 	dst = append(dst, `,"format":`...)
 	dst = canon.AppendString(dst, string(f))
 	dst = append(dst, `,"header":`...)
-	dst = append(dst, header...)
+	dst = p.AppendHeader(dst)
 	return append(dst, "}}\n"...)
 }
 

@@ -203,7 +203,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		fail(e.Format, http.StatusBadRequest, "request %d is past the script: the scenario scripts %d repl%s", n, len(s.replies), plural(len(s.replies), "y", "ies"))
 		return
 	}
-	parts, err := wire.SplitShared(body, e.Format)
+	var prev *wire.Parts
+	if len(s.requests) > 0 {
+		prev = s.requests[len(s.requests)-1].parts
+	}
+	parts, err := wire.SplitAfter(body, e.Format, prev)
 	if err != nil {
 		fail(e.Format, http.StatusBadRequest, "request %d: %v", n, err)
 		return

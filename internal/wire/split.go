@@ -53,19 +53,34 @@ type Space struct {
 // Header returns the header document {"config":…,"system":…,"tools":…},
 // leaving out the parts the body does not have.
 func (p *Parts) Header() []byte {
-	n := len(p.Config) + len(p.System) + len(p.Tools) + 32
-	h := make([]byte, 0, n)
-	h = append(h, `{"config":`...)
-	h = append(h, p.Config...)
+	return p.AppendHeader(make([]byte, 0, p.HeaderLen()))
+}
+
+// HeaderLen is the length of the header document.
+func (p *Parts) HeaderLen() int {
+	n := len(`{"config":}`) + len(p.Config)
 	if p.System != nil {
-		h = append(h, `,"system":`...)
-		h = append(h, p.System...)
+		n += len(`,"system":`) + len(p.System)
 	}
 	if p.Tools != nil {
-		h = append(h, `,"tools":`...)
-		h = append(h, p.Tools...)
+		n += len(`,"tools":`) + len(p.Tools)
 	}
-	return append(h, '}')
+	return n
+}
+
+// AppendHeader appends the header document to dst.
+func (p *Parts) AppendHeader(dst []byte) []byte {
+	dst = append(dst, `{"config":`...)
+	dst = append(dst, p.Config...)
+	if p.System != nil {
+		dst = append(dst, `,"system":`...)
+		dst = append(dst, p.System...)
+	}
+	if p.Tools != nil {
+		dst = append(dst, `,"tools":`...)
+		dst = append(dst, p.Tools...)
+	}
+	return append(dst, '}')
 }
 
 // role is what a top-level member of a body is.
@@ -193,6 +208,24 @@ func Split(body []byte, f Format) (*Parts, error) {
 // is unchanged. The fake provider keeps every body it captured, so it
 // splits them this way.
 func SplitShared(body []byte, f Format) (*Parts, error) {
+	return SplitAfter(body, f, nil)
+}
+
+// SplitAfter is [SplitShared] for the next body of a session, whose
+// header most often repeats the one before: where body holds the tools
+// or system value of last (parts split by SplitShared or SplitAfter),
+// byte for byte, the value is compared rather than validated again. The
+// result is what SplitShared returns; last may be nil.
+func SplitAfter(body []byte, f Format, last *Parts) (*Parts, error) {
+	var known [][]byte
+	if last != nil {
+		known = append(known, last.Tools)
+		// An OpenAI Chat system part is made of the leading messages,
+		// not a member's value as a scan accepted it.
+		if f != OpenAIChat && last.Format != OpenAIChat {
+			known = append(known, last.System)
+		}
+	}
 	p := &Parts{Format: f}
 	start, end := 0, len(body)
 	for start < end && isSpace(body[start]) {
@@ -214,13 +247,13 @@ func SplitShared(body []byte, f Format) (*Parts, error) {
 	// of the cost of capturing a request with a large tool list.
 	type member struct{ ks, ke, vs, ve int }
 	var members []member
-	if err := canon.ScanObject(src, func(ks, ke, vs, ve int) { members = append(members, member{ks, ke, vs, ve}) }); err != nil {
+	if err := canon.ScanObjectKnown(src, known, func(ks, ke, vs, ve int) { members = append(members, member{ks, ke, vs, ve}) }); err != nil {
 		return nil, fmt.Errorf("the body is not valid JSON: %w", err)
 	}
 	if hasLineBreak(src) {
 		src, p.Spaces = squeeze(src)
 		members = members[:0]
-		canon.ScanObject(src, func(ks, ke, vs, ve int) { members = append(members, member{ks, ke, vs, ve}) })
+		canon.ScanObjectKnown(src, known, func(ks, ke, vs, ve int) { members = append(members, member{ks, ke, vs, ve}) })
 	}
 	var spans []span
 	config := []byte{'{'}

@@ -3,9 +3,11 @@ package wire
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -242,4 +244,41 @@ func FuzzSplitRebuild(f *testing.F) {
 			t.Fatalf("rebuild(%q) = %q, %v", body, got, err)
 		}
 	})
+}
+
+// SplitAfter returns what SplitShared does for every body of a session,
+// whether it repeats the header of the body before, changes it, breaks
+// right after a repeated value or changes format.
+func TestSplitAfterAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var last *Parts
+	var lastBody []byte
+	repeats := 0
+	for i := range 20000 {
+		f := Formats[i/50%len(Formats)]
+		body := randomBody(rng, f)
+		if lastBody != nil && rng.IntN(2) == 0 {
+			// The header of the body before, with the rest cut or
+			// flipped at times.
+			body = bytes.Clone(lastBody)
+			switch rng.IntN(4) {
+			case 0:
+				body = body[:rng.IntN(len(body)+1)]
+			case 1:
+				body[rng.IntN(len(body))] = "{}[]\",:0a\\ "[rng.IntN(11)]
+			}
+			repeats++
+		}
+		want, wantErr := SplitShared(body, f)
+		got, gotErr := SplitAfter(body, f, last)
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s %q after %q:\nSplitAfter  %+v, %v\nSplitShared %+v, %v", f, body, lastBody, got, gotErr, want, wantErr)
+		}
+		if gotErr == nil {
+			last, lastBody = got, body
+		}
+	}
+	if repeats < 5000 {
+		t.Fatalf("only %d bodies repeated the one before", repeats)
+	}
 }
