@@ -2,52 +2,53 @@ package harness
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/headergold/headergold/internal/assembler"
 )
 
 // listener turns a declarative op into a system-prompt/assemble listener.
 // Each call builds what it adds afresh, so nothing is shared between
-// assemblies.
+// assemblies; what it keeps of the list it was handed is shared, as the
+// list is immutable.
 func (l ListenerOp) listener() assembler.Listener {
 	switch l.Op {
 	case "addTool":
 		return func(a assembler.Assembly) (assembler.Assembly, error) {
 			t := l.Schema.internal()
-			t.Parameters = slices.Clone(t.Parameters)
-			t.DependsOn = slices.Clone(t.DependsOn)
-			at := len(a.Tools)
+			at := a.Tools.Len()
 			if l.At != nil {
 				at = *l.At
 			}
-			if at < 0 || at > len(a.Tools) {
-				return a, fmt.Errorf("addTool %q: position %d is outside the %d tools", t.Name, at, len(a.Tools))
+			if at < 0 || at > a.Tools.Len() {
+				return a, fmt.Errorf("addTool %q: position %d is outside the %d tools", t.Name, at, a.Tools.Len())
 			}
-			a.Tools = slices.Insert(a.Tools, at, t)
+			var err error
+			if a.Tools, err = a.Tools.Insert(at, t); err != nil {
+				return a, fmt.Errorf("addTool %q: %w", t.Name, err)
+			}
 			return a, nil
 		}
 	case "removeTool":
 		return func(a assembler.Assembly) (assembler.Assembly, error) {
-			a.Tools = slices.DeleteFunc(a.Tools, func(t assembler.Tool) bool { return t.Name == l.Tool })
+			for i := a.Tools.Index(l.Tool); i >= 0; i = a.Tools.Index(l.Tool) {
+				a.Tools = a.Tools.Remove(i)
+			}
 			return a, nil
 		}
 	case "moveToEnd":
 		return func(a assembler.Assembly) (assembler.Assembly, error) {
-			var moved []assembler.Tool
-			a.Tools = slices.DeleteFunc(a.Tools, func(t assembler.Tool) bool {
-				if t.Name == l.Tool {
-					moved = append(moved, t)
-					return true
-				}
-				return false
-			})
-			a.Tools = append(a.Tools, moved...)
+			// Every tool of the name, in the order they had; the list
+			// keeps its records, so nothing is copied.
+			n := 0
+			for i := a.Tools.Index(l.Tool); i >= 0 && i < a.Tools.Len()-n; i = a.Tools.Index(l.Tool) {
+				a.Tools = a.Tools.Move(i, a.Tools.Len()-1)
+				n++
+			}
 			return a, nil
 		}
 	case "reverse":
 		return func(a assembler.Assembly) (assembler.Assembly, error) {
-			slices.Reverse(a.Tools)
+			a.Tools = a.Tools.Reverse()
 			return a, nil
 		}
 	case "appendSection":

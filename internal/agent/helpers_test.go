@@ -194,7 +194,7 @@ func run(t testing.TB, a *agent.Agent, user string) {
 
 // reverse is a listener that reverses the tools.
 func reverse(as assembler.Assembly) (assembler.Assembly, error) {
-	slices.Reverse(as.Tools)
+	as.Tools = as.Tools.Reverse()
 	return as, nil
 }
 

@@ -203,7 +203,7 @@ func TestListenerKeepingReferencesCannotChangeLog(t *testing.T) {
 					for _, t := range kept {
 						scribble(t.Parameters)
 					}
-					kept = as.Tools
+					kept = as.Tools.Slice() // copies: all a listener can keep of a tool
 				}
 				return as, nil
 			})

@@ -353,8 +353,9 @@ func TestListenerAddingReservedToolFailsBalanced(t *testing.T) {
 	sc := agent.NewScripted(text("ok"))
 	a := newAgent(t, agent.Config{}, agent.Options{Adapter: sc})
 	a.Service().AddListener("sneaky", func(as assembler.Assembly) (assembler.Assembly, error) {
-		as.Tools = append(as.Tools, tool(assembler.RestEntry, "", ""))
-		return as, nil
+		var err error
+		as.Tools, err = as.Tools.Append(tool(assembler.RestEntry, "", ""))
+		return as, err
 	})
 	if err := a.RunTurn(ctx, "go"); err == nil {
 		t.Fatal("a listener-added <unlisted-tools> tool was accepted")

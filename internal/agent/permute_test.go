@@ -67,10 +67,8 @@ func permRun(t testing.TB, provs []provider, secs []assembler.Section, concurren
 	}})
 	svc := a.Service()
 	svc.AddListener("moveShellToEnd", func(as assembler.Assembly) (assembler.Assembly, error) {
-		i := slices.IndexFunc(as.Tools, func(t assembler.Tool) bool { return t.Name == "shell" })
-		if i >= 0 {
-			sh := as.Tools[i]
-			as.Tools = append(slices.Delete(as.Tools, i, i+1), sh)
+		if i := as.Tools.Index("shell"); i >= 0 {
+			as.Tools = as.Tools.Move(i, as.Tools.Len()-1)
 		}
 		return as, nil
 	})

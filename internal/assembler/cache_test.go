@@ -54,18 +54,25 @@ func fromScratch(s *Service) (*Header, error) {
 	if len(listeners) == 0 {
 		return finish(s.cfg.Model, sections, tools)
 	}
-	a := Assembly{Sections: sections, Tools: make([]Tool, len(tools))}
+	copies := make([]Tool, len(tools))
 	for i, t := range tools {
-		a.Tools[i] = t.tool.clone()
+		copies[i] = t.tool.clone()
 	}
+	list, err := NewTools(copies...)
+	if err != nil {
+		return nil, err
+	}
+	a := Assembly{Sections: sections, Tools: list}
 	for _, l := range listeners {
 		var err error
 		if a, err = l.fn(a); err != nil {
 			return nil, fmt.Errorf("system-prompt/assemble listener %q: %w", l.name, err)
 		}
 	}
-	out := make([]*canonicalTool, len(a.Tools))
-	for i, t := range a.Tools {
+	// Every tool the listeners return made canonical again, from a copy.
+	out := make([]*canonicalTool, a.Tools.Len())
+	for i := range out {
+		t := a.Tools.At(i)
 		if t.Name == RestEntry {
 			return nil, fmt.Errorf("tool name %q is reserved for toolOrder (added by a system-prompt/assemble listener)", RestEntry)
 		}
@@ -113,42 +120,46 @@ func randomListener(r *rand.Rand) (string, Listener) {
 	switch r.IntN(7) {
 	case 0:
 		return "reverse", func(a Assembly) (Assembly, error) {
-			slices.Reverse(a.Tools)
+			a.Tools = a.Tools.Reverse()
 			return a, nil
 		}
 	case 1:
 		return "moveToEnd " + name, func(a Assembly) (Assembly, error) {
-			var moved []Tool
-			a.Tools = slices.DeleteFunc(a.Tools, func(t Tool) bool {
-				if t.Name == name {
-					moved = append(moved, t)
-					return true
-				}
-				return false
-			})
-			a.Tools = append(a.Tools, moved...)
+			n := 0
+			for i := a.Tools.Index(name); i >= 0 && i < a.Tools.Len()-n; i = a.Tools.Index(name) {
+				a.Tools = a.Tools.Move(i, a.Tools.Len()-1)
+				n++
+			}
 			return a, nil
 		}
 	case 2:
 		return "remove " + name, func(a Assembly) (Assembly, error) {
-			a.Tools = slices.DeleteFunc(a.Tools, func(t Tool) bool { return t.Name == name })
+			for i := a.Tools.Index(name); i >= 0; i = a.Tools.Index(name) {
+				a.Tools = a.Tools.Remove(i)
+			}
 			return a, nil
 		}
 	case 3:
 		return "add " + add.Name, func(a Assembly) (Assembly, error) {
-			a.Tools = append(a.Tools, add.clone())
-			return a, nil
+			var err error
+			a.Tools, err = a.Tools.Append(add)
+			return a, err
 		}
 	case 4:
-		return "edit in place", func(a Assembly) (Assembly, error) {
-			for i := range a.Tools {
-				if p := a.Tools[i].Parameters; len(p) > 2 && p[0] == '{' {
+		return "edit", func(a Assembly) (Assembly, error) {
+			for i := range a.Tools.Len() {
+				t := a.Tools.At(i)
+				if p := t.Parameters; len(p) > 2 && p[0] == '{' {
 					// Same length, still valid JSON: {"type":…} becomes {"tXpe":…}.
 					if j := strings.Index(string(p), `"type"`); j >= 0 {
 						p[j+2] = 'X'
 					}
 				}
-				a.Tools[i].Description += "!"
+				t.Description += "!"
+				var err error
+				if a.Tools, err = a.Tools.Replace(i, t); err != nil {
+					return a, err
+				}
 			}
 			return a, nil
 		}
@@ -260,7 +271,7 @@ func TestUnchangedRegistryReusesTheHeader(t *testing.T) {
 	calls := 0
 	s.AddListener("reverse", func(a Assembly) (Assembly, error) {
 		calls++
-		slices.Reverse(a.Tools)
+		a.Tools = a.Tools.Reverse()
 		return a, nil
 	})
 	h4, _ := s.Assemble()

@@ -124,8 +124,8 @@ func TestListenerCannotReachTheRegistry(t *testing.T) {
 			return a, nil // later assemblies: leave everything alone
 		}
 		kept = a
-		out := assembler.Assembly{Sections: a.Sections, Tools: append(a.Tools[:len(a.Tools):len(a.Tools)], added)}
-		return out, nil
+		list, err := a.Tools.Append(added)
+		return assembler.Assembly{Sections: a.Sections, Tools: list}, err
 	})
 	h1 := mustAssemble(t, s)
 	want1 := wantImmutable[:len(wantImmutable)-2] + `,{"name":"zz","parameters":{"k":"v"}}]}`
@@ -133,14 +133,20 @@ func TestListenerCannotReachTheRegistry(t *testing.T) {
 		t.Fatalf("first header:\n got %s\nwant %s", got, want1)
 	}
 
-	// Now vandalise everything the listener was handed or handed back.
-	for i := range kept.Tools {
-		scribble(kept.Tools[i].Parameters)
-		for j := range kept.Tools[i].DependsOn {
-			kept.Tools[i].DependsOn[j] = "mutated"
+	// Now vandalise everything the listener was handed or handed back,
+	// and every copy of a tool it can get.
+	vandalise := func(ts ...assembler.Tool) {
+		for _, t := range ts {
+			scribble(t.Parameters)
+			for j := range t.DependsOn {
+				t.DependsOn[j] = "mutated"
+			}
 		}
-		kept.Tools[i].Name = "mutated"
 	}
+	for i := range kept.Tools.Len() {
+		vandalise(kept.Tools.At(i))
+	}
+	vandalise(kept.Tools.Slice()...)
 	for i := range kept.Sections {
 		kept.Sections[i].Text = "mutated"
 	}
@@ -162,9 +168,9 @@ func TestListenerCannotReachTheRegistry(t *testing.T) {
 	}
 }
 
-// TestListenerInPlaceEditDoesNotLeak: a listener mutating the parameters it
-// was given in place (allowed: it is a private copy) does not change what
-// the next assembly starts from.
+// TestListenerInPlaceEditDoesNotLeak: a listener editing a copy of a tool
+// in place and putting it back changes that assembly only, not what the
+// next assembly starts from.
 func TestListenerInPlaceEditDoesNotLeak(t *testing.T) {
 	t.Parallel()
 	s, _ := immutableService(t)
@@ -172,9 +178,14 @@ func TestListenerInPlaceEditDoesNotLeak(t *testing.T) {
 	s.AddListener("in-place", func(a assembler.Assembly) (assembler.Assembly, error) {
 		if first {
 			first = false
-			scribble(a.Tools[1].Parameters)
-			a.Tools[1].Parameters = json.RawMessage(`{}`)
-			a.Tools[1].DependsOn[0] = "mutated"
+			t := a.Tools.At(1)
+			scribble(t.Parameters)
+			t.Parameters = json.RawMessage(`{}`)
+			t.DependsOn[0] = "mutated"
+			var err error
+			if a.Tools, err = a.Tools.Replace(1, t); err != nil {
+				return a, err
+			}
 		}
 		return a, nil
 	})

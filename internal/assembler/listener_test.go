@@ -10,10 +10,10 @@ import (
 	"github.com/headergold/headergold/internal/assembler"
 )
 
-func names(ts []assembler.Tool) []string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = t.Name
+func names(ts assembler.Tools) []string {
+	out := make([]string, ts.Len())
+	for i := range out {
+		out[i] = ts.Name(i)
 	}
 	return out
 }
@@ -60,17 +60,16 @@ func TestListenerOutputIsNotResorted(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.AddListener("append-a", func(a assembler.Assembly) (assembler.Assembly, error) {
-		a.Tools = append(a.Tools, assembler.Tool{Name: "a", Parameters: json.RawMessage(` { "x" : 1.0 } `)})
-		return a, nil
+		var err error
+		a.Tools, err = a.Tools.Append(assembler.Tool{Name: "a", Parameters: json.RawMessage(` { "x" : 1.0 } `)})
+		return a, err
 	})
 	s.AddListener("reverse-sections", func(a assembler.Assembly) (assembler.Assembly, error) {
 		slices.Reverse(a.Sections)
 		return a, nil
 	})
 	s.AddListener("move-b-to-end", func(a assembler.Assembly) (assembler.Assembly, error) {
-		i := slices.IndexFunc(a.Tools, func(t assembler.Tool) bool { return t.Name == "b" })
-		b := a.Tools[i]
-		a.Tools = append(slices.Delete(a.Tools, i, i+1), b)
+		a.Tools = a.Tools.Move(a.Tools.Index("b"), a.Tools.Len()-1)
 		return a, nil
 	})
 	h := mustAssemble(t, s)
@@ -93,8 +92,9 @@ func TestListenersRunInRegistrationOrder(t *testing.T) {
 	for _, name := range []string{"first", "second", "third", "fourth"} {
 		s.AddListener(name, func(a assembler.Assembly) (assembler.Assembly, error) {
 			calls = append(calls, name+" saw "+strings.Join(names(a.Tools), ","))
-			a.Tools = append(a.Tools, assembler.Tool{Name: name})
-			return a, nil
+			var err error
+			a.Tools, err = a.Tools.Append(assembler.Tool{Name: name})
+			return a, err
 		})
 	}
 	h := mustAssemble(t, s)
@@ -153,8 +153,9 @@ func TestListenerOutputIsValidated(t *testing.T) {
 	} {
 		s := mustNew(t, assembler.Config{})
 		s.AddListener("bad", func(a assembler.Assembly) (assembler.Assembly, error) {
-			a.Tools = append(a.Tools, tc.add)
-			return a, nil
+			var err error
+			a.Tools, err = a.Tools.Append(tc.add)
+			return a, err
 		})
 		if _, err := s.Assemble(); err == nil || !strings.Contains(err.Error(), tc.contain) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.contain)

@@ -1,7 +1,6 @@
 package assembler
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -22,10 +21,12 @@ type Section struct {
 
 // Assembly is what system-prompt/assemble listeners see and return: the
 // sections and tools of one assembly, in canonical order when the first
-// listener gets them. It is a private copy; a listener may change it freely.
+// listener gets them. Sections is a private copy, which a listener may
+// change freely; Tools is immutable, and a listener changes it by
+// returning the list its methods make.
 type Assembly struct {
 	Sections []Section
-	Tools    []Tool
+	Tools    Tools
 }
 
 // Listener is a system-prompt/assemble listener. It may add, remove or
@@ -68,13 +69,16 @@ type ordered struct {
 	sections          []Section // the persona and the registered sections, sorted
 	// header builds the header of this state without listeners, once.
 	header func() (*Header, error)
+	// list is the canonical order as the first listener gets it, built
+	// once and shared by every Assemble of this state.
+	list func() Tools
 }
 
 // output is a listener output that passed every check, with its header:
 // while the listeners keep returning the same assembly, Assemble returns
 // that header instead of building and checking an equal one.
 type output struct {
-	tools    []*canonicalTool
+	tools    Tools
 	sections []Section // a private copy: a listener may keep and edit what it returned
 	header   *Header
 }
@@ -185,45 +189,28 @@ func (s *Service) Assemble() (*Header, error) {
 	if len(listeners) == 0 {
 		return ord.header()
 	}
-	a := Assembly{Sections: slices.Clone(ord.sections), Tools: copyTools(ord.keys)}
+	a := Assembly{Sections: slices.Clone(ord.sections), Tools: ord.list()}
 	for _, l := range listeners {
 		var err error
 		if a, err = l.fn(a); err != nil {
 			return nil, fmt.Errorf("system-prompt/assemble listener %q: %w", l.name, err)
 		}
 	}
-	if last != nil && last.returns(a) {
+	if last != nil && slices.Equal(a.Sections, last.sections) && a.Tools.same(last.tools) {
 		return last.header, nil
 	}
-	out := make([]*canonicalTool, len(a.Tools))
-	for i := range a.Tools {
-		t := &a.Tools[i]
-		if t.Name == RestEntry {
+	out := a.Tools.records()
+	for _, t := range out {
+		if t.tool.Name == RestEntry {
 			return nil, fmt.Errorf("tool name %q is reserved for toolOrder (added by a system-prompt/assemble listener)", RestEntry)
 		}
-		// A tool the listeners passed through unchanged is a registered
-		// tool or one of the last output: use it rather than
-		// canonicalising a copy of it.
-		if last != nil && i < len(last.tools) && sameTool(t, last.tools[i]) {
-			out[i] = last.tools[i]
-			continue
-		}
-		if c := ord.find(s.ranker, t); c != nil {
-			out[i] = c
-			continue
-		}
-		c, err := canonicalize(*t, "listener")
-		if err != nil {
-			return nil, fmt.Errorf("system-prompt/assemble listeners: %w", err)
-		}
-		out[i] = &c
 	}
 	h, err := finish(s.cfg.Model, a.Sections, out)
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
-	s.last = &output{tools: out, sections: slices.Clone(a.Sections), header: h}
+	s.last = &output{tools: a.Tools, sections: slices.Clone(a.Sections), header: h}
 	s.mu.Unlock()
 	return h, nil
 }
@@ -274,13 +261,15 @@ func (s *Service) update(prev *ordered, registered []*canonicalTool, sections []
 		sortSections(o.sections)
 	}
 	model := s.cfg.Model
-	o.header = sync.OnceValues(func() (*Header, error) {
+	records := sync.OnceValue(func() []*canonicalTool {
 		tools := make([]*canonicalTool, len(o.keys))
 		for i, k := range o.keys {
 			tools[i] = k.t
 		}
-		return finish(model, o.sections, tools)
+		return tools
 	})
+	o.header = sync.OnceValues(func() (*Header, error) { return finish(model, o.sections, records()) })
+	o.list = sync.OnceValue(func() Tools { return listOf(newToolArray(records())) })
 	return o
 }
 
@@ -292,69 +281,6 @@ func (o *ordered) check(order ToolOrder) error {
 		return reservedNameError(slices.Clone(o.reserved))
 	}
 	return unknownNames(o.keys, order, o.listed)
-}
-
-// find returns the registered tool that t is (see sameTool), or nil. The
-// tools of one name are adjacent in the canonical order, found by their
-// (position, name) key.
-func (o *ordered) find(r ranker, t *Tool) *canonicalTool {
-	rank, _ := r.rank(t.Name)
-	i, _ := slices.BinarySearchFunc(o.keys, t.Name, func(k sortKey, name string) int {
-		if k.rank != rank {
-			return cmp.Compare(k.rank, rank)
-		}
-		return CompareUTF16(k.name, name)
-	})
-	for ; i < len(o.keys) && o.keys[i].rank == rank && CompareUTF16(o.keys[i].name, t.Name) == 0; i++ {
-		if sameTool(t, o.keys[i].t) {
-			return o.keys[i].t
-		}
-	}
-	return nil
-}
-
-// returns reports whether a, what the listeners returned, is this output
-// again: same sections, and the same tools in the same order.
-func (o *output) returns(a Assembly) bool {
-	if len(a.Tools) != len(o.tools) || !slices.Equal(a.Sections, o.sections) {
-		return false
-	}
-	for i := range a.Tools {
-		if !sameTool(&a.Tools[i], o.tools[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// copyTools returns private copies of the tools for the listeners, their
-// parameters and dependencies in two shared arrays rather than two
-// allocations per tool. Every slice is capped at its length, so a listener
-// appending to one cannot write into its neighbour.
-func copyTools(keys []sortKey) []Tool {
-	np, nd := 0, 0
-	for _, k := range keys {
-		np += len(k.t.tool.Parameters)
-		nd += len(k.t.tool.DependsOn)
-	}
-	params := make([]byte, 0, np)
-	deps := make([]string, 0, nd)
-	out := make([]Tool, len(keys))
-	for i, k := range keys {
-		t := k.t.tool
-		if t.Parameters != nil {
-			n := len(params)
-			params = append(params, t.Parameters...)
-			t.Parameters = params[n:len(params):len(params)]
-		}
-		if t.DependsOn != nil {
-			n := len(deps)
-			deps = append(deps, t.DependsOn...)
-			t.DependsOn = deps[n:len(deps):len(deps)]
-		}
-		out[i] = t
-	}
-	return out
 }
 
 // finish checks the tool dependencies of the final tool list and builds

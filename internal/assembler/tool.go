@@ -139,17 +139,6 @@ func appendToolJSON(dst []byte, t Tool) []byte {
 	return append(dst, '}')
 }
 
-// sameTool reports whether t, as a listener returned it, is the
-// registered tool c: every field equal, parameters byte for byte. The
-// canonical form is a fixed point of canonicalisation (canonicalising
-// canonical bytes gives them back), so such a t canonicalises to c, and c
-// can stand for it without canonicalising again.
-func sameTool(t *Tool, c *canonicalTool) bool {
-	return t.Name == c.tool.Name && t.Description == c.tool.Description &&
-		string(t.Parameters) == string(c.tool.Parameters) &&
-		slices.Equal(t.DependsOn, c.tool.DependsOn) && t.Idempotent == c.tool.Idempotent
-}
-
 // Provider is a tool provider whose tools are validated and made canonical
 // once, to be registered with [Service.Register] in any number of services
 // without doing that work again (a harness registers the same plugins in
