@@ -54,3 +54,28 @@ func ExampleCompareUTF16() {
 	// JavaScript order: ["a" "b" "\U0001f600" "\uff61"]
 	// Go byte order:    ["a" "b" "\uff61" "\U0001f600"]
 }
+
+// A listener changes the tool list it is handed by returning the list
+// that the list's methods make; the list it was handed is unchanged.
+func ExampleTools() {
+	s, _ := assembler.New(assembler.Config{Model: "m-1"})
+	_ = s.AddProvider("fs", assembler.Tool{Name: "read"}, assembler.Tool{Name: "shell"}, assembler.Tool{Name: "write"})
+	s.AddListener("shell-last", func(a assembler.Assembly) (assembler.Assembly, error) {
+		if i := a.Tools.Index("shell"); i >= 0 {
+			a.Tools = a.Tools.Move(i, a.Tools.Len()-1)
+		}
+		var err error
+		a.Tools, err = a.Tools.Insert(0, assembler.Tool{Name: "plan", Parameters: json.RawMessage(`{ "type": "object" }`)})
+		return a, err
+	})
+	h, err := s.Assemble()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(h.ToolNames())
+	fmt.Println(string(h.ToolJSON(0)))
+	// Output:
+	// [plan read write shell]
+	// {"name":"plan","parameters":{"type":"object"}}
+}
