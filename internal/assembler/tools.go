@@ -199,8 +199,8 @@ func join(n int, parts ...[]toolSeg) Tools {
 // Insert returns the list with copies of ts inserted at position i (0 to
 // Len), validated and made canonical as registration does.
 func (l Tools) Insert(i int, ts ...Tool) (Tools, error) {
+	before, from := l.cut(i) // a bad position panics, whatever the tools
 	if len(ts) == 0 {
-		l.cut(i) // the same panic for a bad position
 		return l, nil
 	}
 	recs := make([]*canonicalTool, len(ts))
@@ -211,7 +211,6 @@ func (l Tools) Insert(i int, ts ...Tool) (Tools, error) {
 		}
 		recs[k] = &c
 	}
-	before, from := l.cut(i)
 	return join(l.n+len(ts), before, []toolSeg{{arr: newToolArray(recs), hi: len(recs)}}, from), nil
 }
 
