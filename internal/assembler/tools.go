@@ -183,14 +183,27 @@ func (l Tools) cut(i int) (before, from []toolSeg) {
 	return slices.Clip(l.segs), nil
 }
 
-// join returns the list of the runs, in order, empty runs left out.
+// join returns the list of the runs, in order: empty runs left out, and
+// runs that continue each other in one array merged, so that edits that
+// undo each other leave as few runs as they found.
 func join(n int, parts ...[]toolSeg) Tools {
 	var segs []toolSeg
 	for _, p := range parts {
 		for _, s := range p {
-			if s.len() > 0 {
-				segs = append(segs, s)
+			if s.len() == 0 {
+				continue
 			}
+			if k := len(segs) - 1; k >= 0 && segs[k].arr == s.arr && segs[k].reversed == s.reversed {
+				switch {
+				case !s.reversed && segs[k].hi == s.lo:
+					segs[k].hi = s.hi
+					continue
+				case s.reversed && segs[k].lo == s.hi:
+					segs[k].lo = s.lo
+					continue
+				}
+			}
+			segs = append(segs, s)
 		}
 	}
 	return Tools{segs: segs, n: n}

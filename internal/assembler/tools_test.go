@@ -913,3 +913,22 @@ func TestToolsConcurrentReads(t *testing.T) {
 	close(start)
 	wg.Wait()
 }
+
+// TestToolsRunsMerge shows that edits which undo each other leave one run,
+// so a list that comes back as it went is recognised by its runs alone.
+func TestToolsRunsMerge(t *testing.T) {
+	l, _ := toolsBig(t, 1000)
+	for _, c := range []struct {
+		name string
+		got  Tools
+	}{
+		{"Move(i, i)", l.Move(500, 500)},
+		{"Move there and back", l.Move(10, 900).Move(900, 10)},
+		{"Reverse twice", l.Reverse().Reverse()},
+		{"Move in a reversed list, back", l.Reverse().Move(3, 700).Move(700, 3).Reverse()},
+	} {
+		if len(c.got.segs) != 1 || c.got.segs[0] != l.segs[0] {
+			t.Errorf("%s: %d runs %+v, want the one run of the list", c.name, len(c.got.segs), c.got.segs)
+		}
+	}
+}
