@@ -41,6 +41,18 @@ func (v variation) String() string {
 	return fmt.Sprintf("run %d (GOMAXPROCS=%d, PYTHONHASHSEED=%d)", v.run, v.gomaxproc, v.hashSeed)
 }
 
+// causes says what can make two runs of an agent differ, given what the
+// pass varied between them: a process's GOMAXPROCS and PYTHONHASHSEED
+// change Go and Python scheduling and hashing, but the timing of
+// asynchronous work varies in every run, in-process too, and is the
+// likely cause for an agent in another language.
+func (v variation) causes() string {
+	if v.gomaxproc == 0 {
+		return "map iteration order, goroutine scheduling, or the timing of work registering tools concurrently"
+	}
+	return "map or dict iteration order (Go maps; Python hashing, which PYTHONHASHSEED varies), thread and goroutine scheduling (which GOMAXPROCS varies), or, in any language, the timing of asynchronous work such as plugins that register tools when they are ready"
+}
+
 // variationOf is run n's variation: GOMAXPROCS 1, 2, 4, 8 in turn, and
 // PYTHONHASHSEED n (0 would turn hash randomisation off).
 func variationOf(f *Fixture, n int) variation {
@@ -242,8 +254,8 @@ func repeatFailure(f *Fixture, v variation, first, again []byte) Failure {
 		for i, k := range d.First.Kinds {
 			kinds[i] = string(k)
 		}
-		fl.Msg = fmt.Sprintf("%s differs from run 1: header %d differs at %s (kinds: %s); the agent's header depends on something besides the scenario",
-			v, d.First.Index, orRoot(d.First.Path), strings.Join(kinds, ", "))
+		fl.Msg = fmt.Sprintf("%s differs from run 1: header %d differs at %s (kinds: %s); the agent's header depends on something besides the scenario: %s",
+			v, d.First.Index, orRoot(d.First.Path), strings.Join(kinds, ", "), v.causes())
 		return fl
 	}
 	line := 0
