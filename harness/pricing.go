@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -93,7 +94,17 @@ func attachCost(fails []Failure, golden, system, tools string, out *Outputs, lim
 	if err != nil || res.Identical {
 		return
 	}
-	fails[at].Mismatch.Cache = res.CacheLines()
+	m := fails[at].Mismatch
+	m.Cache, m.CostNote = res.CacheLines(), res.CacheNote
+	if c := res.Cache; c != nil {
+		m.Cost = &CacheCost{Provider: c.Provider, Order: slices.Clone(c.Order), HeaderTokens: c.HeaderTokens,
+			KeptTokens: c.KeptTokens, LostTokens: c.LostTokens, Tokenizer: c.Tokenizer, Estimate: c.Estimate,
+			MinCacheable: c.MinCacheable, BelowMinimum: c.BelowMinimum, WriteMultiplier: c.WriteMultiplier,
+			ReadMultiplier: c.ReadMultiplier, ExtraInputTokens: c.ExtraInputTokens, RatesAsOf: c.RatesAsOf, Source: c.Source}
+	}
+	if p := res.CacheAt; p != nil {
+		m.CostAt = &CachePlace{Segment: p.Segment, Offset: p.Offset}
+	}
 }
 
 // pinnedLog puts the headers of a pinned fixture's sidecars back into its

@@ -25,6 +25,41 @@ type Mismatch struct {
 	// differing header costs in prompt caching (SPEC §7): the lines
 	// replay diff prints for it, the first starting "cache:".
 	Cache []string
+	// Cost is the same as data, as replay diff -json writes it; nil
+	// when the drift was not priced (CostNote then says why, if it was
+	// tried).
+	Cost *CacheCost
+	// CostAt is where in the provider's render order the first
+	// difference is.
+	CostAt *CachePlace
+	// CostNote says why Cost is nil, or what its figures assume.
+	CostNote string
+}
+
+// CacheCost is what a drift costs in prompt caching (SPEC §7): its JSON
+// members are exactly those of the "cache" object of replay diff -json.
+type CacheCost struct {
+	Provider         string   `json:"provider"`         // who serves the model
+	Order            []string `json:"order"`            // the provider's render order
+	HeaderTokens     int      `json:"headerTokens"`     // tokens of tools and system
+	KeptTokens       int      `json:"keptTokens"`       // before the first difference in render order
+	LostTokens       int      `json:"lostTokens"`       // from it to the end of the request
+	Tokenizer        string   `json:"tokenizer"`        // the vocabulary counted with
+	Estimate         bool     `json:"estimate"`         // the tokenizer is not the model's own
+	MinCacheable     int      `json:"minCacheable"`     // the shortest cacheable prefix, 0 if undocumented
+	BelowMinimum     bool     `json:"belowMinimum"`     // KeptTokens < MinCacheable
+	WriteMultiplier  float64  `json:"writeMultiplier"`  // a cache write, in base input prices
+	ReadMultiplier   float64  `json:"readMultiplier"`   // a cache read, in base input prices
+	ExtraInputTokens float64  `json:"extraInputTokens"` // LostTokens × (write − read)
+	RatesAsOf        string   `json:"ratesAsOf"`        // the date of the rate row
+	Source           string   `json:"source"`           // where the rate row comes from
+}
+
+// CachePlace is the first difference in render order: a segment (tools,
+// system, config or messages) and the byte offset in it.
+type CachePlace struct {
+	Segment string `json:"segment"`
+	Offset  int    `json:"offset"`
 }
 
 // String formats the mismatch as FILE:LINE: reason, then both sides.

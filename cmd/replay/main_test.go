@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -132,7 +133,13 @@ type jsonLine struct {
 		Check, File, Path, Message string
 		Want, Got                  string
 		Line                       int
-		Cache                      []string
+		Cache                      map[string]json.RawMessage
+		CacheAt                    *struct {
+			Segment string
+			Offset  int
+		}
+		CacheNote  string
+		CacheLines []string
 	} `json:"failures"`
 	Summary  bool      `json:"summary"`
 	Passed   *int      `json:"passed"`
@@ -284,32 +291,74 @@ func TestDotfilesInFixturesAreIgnored(t *testing.T) {
 	}
 }
 
-// A failing pinned fixture's -json failure carries the cost lines of its
-// drift, as the text report does.
+// A failing pinned fixture's -json failure carries the cost of its drift
+// as replay diff -json does, the cache object with exactly its members
+// and where the difference is, beside the text lines; a model without a
+// rate has no object and says why.
 func TestJSONFailureCarriesTheCache(t *testing.T) {
-	fx, gd := copyBundled(t)
-	tools := filepath.Join(gd, "text-turn.tools.json")
-	b, err := os.ReadFile(tools)
-	if err != nil {
-		t.Fatal(err)
-	}
-	edited := strings.Replace(string(b), `"Read a UTF-8 text file.`, `"Read a UTF-8 text file, slowly.`, 1)
-	if edited == string(b) {
-		t.Fatal("the description to edit is gone; update this test")
-	}
-	if err := os.WriteFile(tools, []byte(edited), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r := replay(t, nil, false, "-fixtures", fx, "-golden", gd, "-shuffle", "0", "-json", "-run", "^text-turn$")
-	if r.code != exitMismatch {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	for _, l := range decodeJSONLines(t, r.stdout) {
-		for _, f := range l.Failures {
-			if len(f.Cache) > 0 && strings.HasPrefix(f.Cache[0], "cache:") {
-				return
+	for _, c := range []struct{ model, note string }{{"", `no rate for model "m-1"`}, {"claude-sonnet-4-5", ""}} {
+		fx, gd := copyBundled(t)
+		if c.model != "" {
+			// The run's model has a rate; the golden header's does not
+			// matter: the next request, the run's, is priced.
+			fixture := filepath.Join(fx, "text-turn.json")
+			b, err := os.ReadFile(fixture)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(fixture, []byte(strings.Replace(string(b), `"model": "m-1"`, `"model": "`+c.model+`"`, 1)), 0o644); err != nil {
+				t.Fatal(err)
 			}
 		}
+		tools := filepath.Join(gd, "text-turn.tools.json")
+		b, err := os.ReadFile(tools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edited := strings.Replace(string(b), `"Read a UTF-8 text file.`, `"Read a UTF-8 text file, slowly.`, 1)
+		if edited == string(b) {
+			t.Fatal("the description to edit is gone; update this test")
+		}
+		if err := os.WriteFile(tools, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := replay(t, nil, false, "-fixtures", fx, "-golden", gd, "-shuffle", "0", "-json", "-run", "^text-turn$")
+		if r.code != exitMismatch {
+			t.Fatalf("%s: exit %d: %s", c.model, r.code, r.stderr)
+		}
+		priced := 0
+		for _, l := range decodeJSONLines(t, r.stdout) {
+			for _, f := range l.Failures {
+				if len(f.CacheLines) == 0 {
+					continue
+				}
+				priced++
+				if !strings.HasPrefix(f.CacheLines[0], "cache:") {
+					t.Errorf("%s: cache lines %q", c.model, f.CacheLines)
+				}
+				if c.note != "" {
+					if f.Cache != nil || !strings.Contains(f.CacheNote, c.note) {
+						t.Errorf("unpriced drift: cache %v, note %q, want no object and a note with %q", f.Cache, f.CacheNote, c.note)
+					}
+					continue
+				}
+				var keys []string
+				for k := range f.Cache {
+					keys = append(keys, k)
+				}
+				slices.Sort(keys)
+				want := []string{"belowMinimum", "estimate", "extraInputTokens", "headerTokens", "keptTokens", "lostTokens", "minCacheable",
+					"order", "provider", "ratesAsOf", "readMultiplier", "source", "tokenizer", "writeMultiplier"}
+				if !slices.Equal(keys, want) {
+					t.Errorf("cache members %q, want %q", keys, want)
+				}
+				if string(f.Cache["provider"]) != `"anthropic"` || f.CacheAt == nil || f.CacheAt.Segment == "" {
+					t.Errorf("cache %v at %v", f.Cache, f.CacheAt)
+				}
+			}
+		}
+		if priced != 1 {
+			t.Errorf("%s: %d failures carry the cost, want 1:\n%s", c.model, priced, r.stdout)
+		}
 	}
-	t.Errorf("no failure carries cache lines:\n%s", r.stdout)
 }

@@ -166,9 +166,13 @@ type failureReport struct {
 	Message string `json:"message"`
 	Want    string `json:"want,omitempty"`
 	Got     string `json:"got,omitempty"`
-	// Cache is, for a pinned fixture, the cost of the drift in prompt
-	// caching: the lines replay diff prints for it.
-	Cache []string `json:"cache,omitempty"`
+	// Cache, CacheAt and CacheNote are, for a pinned fixture, the cost of
+	// the drift in prompt caching, as replay diff -json writes them;
+	// CacheLines is the text replay diff prints for it.
+	Cache      *harness.CacheCost  `json:"cache,omitempty"`
+	CacheAt    *harness.CachePlace `json:"cacheAt,omitempty"`
+	CacheNote  string              `json:"cacheNote,omitempty"`
+	CacheLines []string            `json:"cacheLines,omitempty"`
 }
 
 // summaryReport is the last -json object.
@@ -295,7 +299,8 @@ func (p *printer) fixture(s *harness.Suite, res *harness.Result) {
 		for _, f := range res.Failures {
 			fr := failureReport{Check: string(f.Check), File: f.File, Line: f.Line, Message: f.Msg}
 			if m := f.Mismatch; m != nil {
-				fr.Path, fr.Want, fr.Got, fr.Cache = m.Path, m.Want, m.Got, m.Cache
+				fr.Path, fr.Want, fr.Got = m.Path, m.Want, m.Got
+				fr.Cache, fr.CacheAt, fr.CacheNote, fr.CacheLines = m.Cost, m.CostAt, m.CostNote, m.Cache
 			}
 			r.Failures = append(r.Failures, fr)
 		}
