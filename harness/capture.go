@@ -42,8 +42,8 @@ func (v variation) String() string {
 }
 
 // causes says what can make two runs of an agent differ, given what the
-// pass varied between them: a process's GOMAXPROCS and PYTHONHASHSEED
-// change Go and Python scheduling and hashing, but the timing of
+// pass varied between them: a process's GOMAXPROCS changes Go
+// scheduling and PYTHONHASHSEED Python's hashing, but the timing of
 // asynchronous work varies in every run, in-process too, and is the
 // likely cause for an agent in another language.
 func (v variation) causes() string {

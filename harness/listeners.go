@@ -23,10 +23,8 @@ func (l ListenerOp) listener() assembler.Listener {
 				return a, fmt.Errorf("addTool %q: position %d is outside the %d tools", t.Name, at, a.Tools.Len())
 			}
 			var err error
-			if a.Tools, err = a.Tools.Insert(at, t); err != nil {
-				return a, fmt.Errorf("addTool %q: %w", t.Name, err)
-			}
-			return a, nil
+			a.Tools, err = a.Tools.Insert(at, t) // its error names the tool
+			return a, err
 		}
 	case "removeTool":
 		return func(a assembler.Assembly) (assembler.Assembly, error) {

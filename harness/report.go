@@ -25,9 +25,9 @@ type Mismatch struct {
 	// differing header costs in prompt caching (SPEC §7): the lines
 	// replay diff prints for it, the first starting "cache:".
 	Cache []string
-	// Cost is the same as data, as replay diff -json writes it; nil
-	// when the drift was not priced (CostNote then says why, if it was
-	// tried).
+	// Cost is that cost as data, the "cache" object of replay diff
+	// -json; nil when the drift was not priced (CostNote then says why,
+	// if pricing was tried).
 	Cost *CacheCost
 	// CostAt is where in the provider's render order the first
 	// difference is.

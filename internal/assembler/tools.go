@@ -235,7 +235,11 @@ func (l Tools) Append(ts ...Tool) (Tools, error) { return l.Insert(l.n, ts...) }
 // tool it got from [Tools.At].
 func (l Tools) Replace(i int, t Tool) (Tools, error) {
 	l.check(i, l.n)
-	return l.Remove(i).Insert(i, t)
+	m, err := l.Remove(i).Insert(i, t)
+	if err != nil {
+		return l, err
+	}
+	return m, nil
 }
 
 // Remove returns the list without the tool at i.

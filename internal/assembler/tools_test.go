@@ -792,6 +792,12 @@ func TestToolsInvalidInsert(t *testing.T) {
 		if _, err := NewTools(toolsSmall("v"), bad); err == nil {
 			t.Errorf("%s: NewTools: no error", name)
 		}
+		// A failed Replace keeps the tool it would have replaced.
+		for i := range 3 {
+			if got, err := l.Replace(i, bad); err == nil || !slices.Equal(got.records(), recs) {
+				t.Errorf("%s: Replace(%d) = %+v, %v; want the list unchanged and an error", name, i, got.Slice(), err)
+			}
+		}
 	}
 	if !slices.Equal(l.records(), recs) {
 		t.Error("the list changed")

@@ -16,15 +16,6 @@ var errInvalid = errors.New("not valid JSON")
 // errDeep is what ScanObject reports past the nesting limit.
 var errDeep = errors.New("nested deeper than 10000")
 
-// strPlain marks the bytes a string scan may pass over: not a quote, a
-// backslash or a control character.
-var strPlain = func() (t [256]bool) {
-	for c := 0x20; c < 256; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
 // ScanObject validates src as exactly one JSON object (surrounding
 // whitespace allowed) in a single pass, and calls fn with the byte spans
 // of the raw key and the value of each top-level member, in order. It
@@ -232,7 +223,7 @@ func scanValue(src []byte, i int) (int, error) {
 				return i, errInvalid
 			}
 		case '{', '[':
-			if len(stack) >= maxScanDepth {
+			if len(stack)+1 >= maxScanDepth { // the object holding the member is one level
 				return i, errDeep
 			}
 			i = skipSpace(src, i+1)
@@ -353,9 +344,6 @@ func digits(src []byte, i int) int {
 	}
 	return i
 }
-
-// special8 reports whether any byte of x is '"', '\\' or below 0x20.
-func special8(x uint64) bool { return specialBits(x) != 0 }
 
 // specialBits is nonzero when a byte of x is '"', '\\' or below 0x20,
 // with the usual bit tricks for "has a zero byte" (x^'"', x^'\\') and

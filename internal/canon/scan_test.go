@@ -54,6 +54,21 @@ func TestScanObjectValidity(t *testing.T) {
 	}
 }
 
+// The nesting limit is encoding/json's, counting the body's own object:
+// 10,000 levels in all pass, 10,001 do not.
+func TestScanObjectDepthBoundary(t *testing.T) {
+	for _, inner := range []int{9998, 9999, 10000} {
+		doc := []byte(`{"a":` + strings.Repeat("[", inner) + strings.Repeat("]", inner) + `}`)
+		want := json.Valid(doc)
+		if got := ScanObject(doc, func(int, int, int, int) {}) == nil; got != want {
+			t.Errorf("%d levels: valid = %v, encoding/json says %v", inner+1, got, want)
+		}
+		if inner == 9999 && !want {
+			t.Errorf("encoding/json refuses 10,000 levels; the limit moved")
+		}
+	}
+}
+
 func TestScanObjectDepth(t *testing.T) {
 	deep := `{"a":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`
 	err := ScanObject([]byte(deep), func(int, int, int, int) {})
@@ -73,6 +88,9 @@ func FuzzScanObject(f *testing.F) {
 		}
 	})
 }
+
+// special8 reports whether any byte of x is '"', '\\' or below 0x20.
+func special8(x uint64) bool { return specialBits(x) != 0 }
 
 func TestSpecial8(t *testing.T) {
 	for c := 0; c < 256; c++ {

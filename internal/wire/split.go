@@ -213,9 +213,10 @@ func SplitShared(body []byte, f Format) (*Parts, error) {
 
 // SplitAfter is [SplitShared] for the next body of a session, whose
 // header most often repeats the one before: where body holds the tools
-// or system value of last (parts split by SplitShared or SplitAfter),
-// byte for byte, the value is compared rather than validated again. The
-// result is what SplitShared returns; last may be nil.
+// or system value of last, byte for byte, the value is compared rather
+// than validated again. last must be parts that SplitShared or
+// SplitAfter returned, of a body unchanged since (they are views of it):
+// then the result is what SplitShared returns. last may be nil.
 func SplitAfter(body []byte, f Format, last *Parts) (*Parts, error) {
 	var known [][]byte
 	if last != nil {
