@@ -261,7 +261,7 @@ func BenchmarkLateRegistration(b *testing.B) {
 		if _, err := s.Assemble(); err != nil {
 			b.Fatal(err)
 		}
-		runtime.GC() // the late registration happens once per service: no warm-up run
+		runtime.GC()                 // the late registration happens once per service: no warm-up run
 		gc := debug.SetGCPercent(-1) // off, as cleanTimed has it for the cold assembly
 		timed(&tLate, func() {
 			if err := s.Register(late); err != nil {
