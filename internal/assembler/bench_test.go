@@ -261,8 +261,11 @@ func BenchmarkLateRegistration(b *testing.B) {
 		if _, err := s.Assemble(); err != nil {
 			b.Fatal(err)
 		}
-		runtime.GC()                 // the late registration happens once per service: no warm-up run
-		gc := debug.SetGCPercent(-1) // off, as cleanTimed has it for the cold assembly
+		// The late registration happens once per service: no warm-up
+		// run. The collector is off, as cleanTimed has it for the cold
+		// assembly.
+		runtime.GC()
+		gc := debug.SetGCPercent(-1)
 		timed(&tLate, func() {
 			if err := s.Register(late); err != nil {
 				b.Fatal(err)
