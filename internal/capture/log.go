@@ -70,8 +70,10 @@ func BuildLog(reqs []Request, replies []wire.Reply, rules []redact.Rule) (*Built
 		body, p := r.Body, r.parts
 		if len(rules) > 0 || p == nil {
 			body = redact.Apply(r.Body, r.Format, rules, hits)
+			// Views of the redacted body, which Built.Bodies keeps: the
+			// parts of every request live until the log is written.
 			var err error
-			if p, err = wire.Split(body, r.Format); err != nil {
+			if p, err = wire.SplitShared(body, r.Format); err != nil {
 				return nil, fmt.Errorf("request %d after redaction: %w", r.N, err)
 			}
 		}
