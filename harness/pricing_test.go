@@ -8,9 +8,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/headergold/headergold/internal/cost"
 	"github.com/headergold/headergold/internal/drift"
 	"github.com/tidwall/gjson"
 )
@@ -181,5 +184,25 @@ func TestGoldenFilesPastTheLimits(t *testing.T) {
 				t.Fatalf("failure at %s:%d, want %s:%d: %v", f.File, f.Line, path, tc.line, f)
 			}
 		})
+	}
+}
+
+// CacheCost is the public twin of the cost report's cache object: the
+// same JSON members, in the same order, so replay -json and replay diff
+// -json cannot drift apart.
+func TestCacheCostMatchesTheCostReport(t *testing.T) {
+	members := func(v any) []string {
+		var out []string
+		for f := range reflect.TypeOf(v).Fields() {
+			out = append(out, f.Tag.Get("json"))
+		}
+		return out
+	}
+	got, want := members(CacheCost{}), members(cost.Cache{})
+	if !slices.Equal(got, want) {
+		t.Errorf("CacheCost members %q, cost.Cache members %q", got, want)
+	}
+	if got, want := members(CachePlace{}), members(cost.Place{}); !slices.Equal(got, want) {
+		t.Errorf("CachePlace members %q, cost.Place members %q", got, want)
 	}
 }
