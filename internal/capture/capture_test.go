@@ -391,3 +391,57 @@ func templateForTest(t *testing.T, log []byte) []byte {
 	}
 	return out
 }
+
+// headerLine takes every request/header line BuildLog writes, finding the
+// header the whole line's parse finds; a line laid out otherwise it
+// refuses, or its header's layout check does.
+func TestHeaderLineAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 13))
+	lines := 0
+	for _, f := range wire.Formats {
+		var reqs []Request
+		var replies []wire.Reply
+		for i := range 200 {
+			reqs = append(reqs, Request{N: i + 1, Path: "/p", Format: f, Body: randomBody(rng, f)})
+			replies = append(replies, wire.Reply{Text: "ok"})
+		}
+		built, err := BuildLog(reqs, replies, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.Lines(string(built.Log)) {
+			line = strings.TrimSuffix(line, "\n")
+			if gjson.Get(line, "type").String() != TypeRequestHeader {
+				continue
+			}
+			for k, variant := range []string{line,
+				strings.Replace(line, `"data":{`, `"data": {`, 1),
+				strings.Replace(line, `,"header":`, `,"extra":1,"header":`, 1),
+				strings.TrimSuffix(line, "}}") + `},"x":{}}`,
+				strings.Replace(line, `"reason":"`, `"reason":"\u0063`, 1),
+			} {
+				d := gjson.Get(variant, "data")
+				want := d.Get("header").Raw
+				gf, h, ok := headerLine([]byte(variant))
+				if k == 0 && !ok {
+					t.Fatalf("headerLine refused %s, as BuildLog wrote it", variant)
+				}
+				if !ok {
+					continue
+				}
+				if _, laidOut := wire.ReadHeader(gf, h); !laidOut {
+					continue
+				}
+				if string(h) != want || string(gf) != d.Get("format").String() {
+					t.Fatalf("headerLine(%s) = %s %s, the line's parse %s %s", variant, gf, h, d.Get("format").String(), want)
+				}
+				if k == 0 {
+					lines++
+				}
+			}
+		}
+	}
+	if lines < 100 {
+		t.Errorf("only %d header lines read", lines)
+	}
+}

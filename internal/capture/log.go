@@ -169,6 +169,48 @@ func appendHeader(dst []byte, n int, reason string, f wire.Format, p *wire.Parts
 	return append(dst, "}}\n"...)
 }
 
+// headerLine reads a request/header line laid out as appendHeader writes
+// it: its format, and its header document as the line's last value. The
+// header's own layout is for [wire.ReadHeader] to check, which finds it
+// ending where the line's last "}}" begins or refuses it; ok is false for
+// a line laid out otherwise.
+func headerLine(line []byte) (f wire.Format, header []byte, ok bool) {
+	const head, reason, format, hdr = `{"type":"` + TypeRequestHeader + `","data":{"request":`, `,"reason":"`, `,"format":"`, `,"header":`
+	if !bytes.HasPrefix(line, []byte(head)) || !bytes.HasSuffix(line, []byte("}}")) {
+		return "", nil, false
+	}
+	i := len(head)
+	for i < len(line) && '0' <= line[i] && line[i] <= '9' {
+		i++
+	}
+	// The reason and the format are plain words: no escapes.
+	word := func(key string) ([]byte, bool) {
+		if !bytes.HasPrefix(line[i:], []byte(key)) {
+			return nil, false
+		}
+		i += len(key)
+		n := bytes.IndexByte(line[i:], '"')
+		if n < 0 || bytes.IndexByte(line[i:i+n], '\\') >= 0 {
+			return nil, false
+		}
+		w := line[i : i+n]
+		i += n + 1
+		return w, true
+	}
+	if _, ok := word(reason); !ok {
+		return "", nil, false
+	}
+	fw, ok := word(format)
+	if !ok || !bytes.HasPrefix(line[i:], []byte(hdr)) {
+		return "", nil, false
+	}
+	i += len(hdr)
+	if i > len(line)-2 {
+		return "", nil, false
+	}
+	return wire.Format(fw), line[i : len(line)-2], true
+}
+
 func appendRequest(dst []byte, r Request, p *wire.Parts) []byte {
 	dst = open(dst, TypeRequest, r.N)
 	dst = append(dst, `,"format":`...)
@@ -263,6 +305,14 @@ func eachRebuilt(log []byte, fn func(body []byte) bool) error {
 		if !bytes.Contains(line[:min(len(line), 40)], []byte(`"type":"request/header"`)) &&
 			!bytes.Contains(line[:min(len(line), 40)], []byte(`"type":"capture/request"`)) {
 			continue
+		}
+		if f, h, ok := headerLine(line); ok {
+			// A line as appendHeader writes it: its header is read
+			// without parsing the line around it.
+			if header, ok = wire.ReadHeader(f, h); ok {
+				format = f
+				continue
+			}
 		}
 		ev := gjson.Parse(unsafe.String(unsafe.SliceData(line), len(line)))
 		switch ev.Get("type").String() {

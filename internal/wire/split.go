@@ -364,6 +364,14 @@ type Header struct {
 // ParseHeader reads a header document of format f as [Parts.Header]
 // writes it.
 func ParseHeader(f Format, header []byte) (*Header, error) {
+	if h, ok := ReadHeader(f, header); ok {
+		return h, nil
+	}
+	return parseHeader(f, header)
+}
+
+// parseHeader is ParseHeader for a document of any layout.
+func parseHeader(f Format, header []byte) (*Header, error) {
 	h := gjson.Parse(view(header))
 	if !h.IsObject() {
 		return nil, errors.New("the header is not a JSON object")
@@ -385,6 +393,49 @@ func ParseHeader(f Format, header []byte) (*Header, error) {
 		return true
 	})
 	return out, nil
+}
+
+// ReadHeader reads a header document laid out exactly as
+// [Parts.AppendHeader] writes it: config, then system and tools where
+// present, nothing else. Each part's end is found by skipping it
+// ([canon.SkipValue]), once, where parsing the document would go over
+// the tools more than once; the tools must end where the document does.
+// ok is false for a document laid out otherwise, which [ParseHeader]
+// reads in general.
+func ReadHeader(f Format, b []byte) (h *Header, ok bool) {
+	const configKey, systemKey, toolsKey = `{"config":`, `,"system":`, `,"tools":`
+	if !bytes.HasPrefix(b, []byte(configKey)) || b[len(b)-1] != '}' {
+		return nil, false
+	}
+	i := len(configKey)
+	end := canon.SkipValue(b, i)
+	if end < 0 || b[i] != '{' {
+		return nil, false
+	}
+	out := &Header{format: f}
+	config := b[i:end]
+	gjson.Parse(view(config)).ForEach(func(k, v gjson.Result) bool {
+		out.configs = append(out.configs, config[k.Index:v.Index+len(v.Raw)])
+		return true
+	})
+	if bytes.HasPrefix(b[end:], []byte(systemKey)) {
+		i = end + len(systemKey)
+		if end = canon.SkipValue(b, i); end < 0 || isSpace(b[i]) {
+			return nil, false
+		}
+		out.sys = b[i:end]
+	}
+	if bytes.HasPrefix(b[end:], []byte(toolsKey)) {
+		i = end + len(toolsKey)
+		if end = canon.SkipValue(b, i); end < 0 || isSpace(b[i]) {
+			return nil, false
+		}
+		out.tools = b[i:end]
+	}
+	if end != len(b)-1 {
+		return nil, false
+	}
+	return out, true
 }
 
 // Rebuild rebuilds a body sent under the header from its rest and frame.

@@ -282,3 +282,52 @@ func TestSplitAfterAgrees(t *testing.T) {
 		t.Fatalf("only %d bodies repeated the one before", repeats)
 	}
 }
+
+// ReadHeader reads every header document Parts.Header writes, and reads
+// it as the general parser does; a document laid out otherwise (spaces,
+// a member twice or out of place, extra members, a cut) it either reads
+// the same way or refuses.
+func TestReadHeaderAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	same := func(a, b *Header) bool {
+		return a.format == b.format && reflect.DeepEqual(a.configs, b.configs) &&
+			bytes.Equal(a.sys, b.sys) && (a.sys == nil) == (b.sys == nil) &&
+			bytes.Equal(a.tools, b.tools) && (a.tools == nil) == (b.tools == nil)
+	}
+	edits := []func([]byte) []byte{
+		func(b []byte) []byte { return bytes.Replace(b, []byte(`":`), []byte(`": `), 1) },
+		func(b []byte) []byte { return append(b[:len(b)-1:len(b)-1], []byte(` }`)...) },
+		func(b []byte) []byte { return append(b[:len(b)-1:len(b)-1], []byte(`,"tools":[1]}`)...) },
+		func(b []byte) []byte { return append(b[:len(b)-1:len(b)-1], []byte(`,"system":"again"}`)...) },
+		func(b []byte) []byte { return append(b[:len(b)-1:len(b)-1], []byte(`,"x":{}}`)...) },
+		func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`{"config":`), []byte(`{"system":"s","config":`), 1)
+		},
+		func(b []byte) []byte { return b[:rng.IntN(len(b))] },
+	}
+	read := 0
+	for i := range 20000 {
+		f := Formats[i%len(Formats)]
+		p, err := Split(randomBody(rng, f), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := p.Header()
+		if i%2 == 1 {
+			doc = edits[rng.IntN(len(edits))](bytes.Clone(doc))
+		}
+		want, wantErr := parseHeader(f, doc)
+		got, ok := ReadHeader(f, doc)
+		switch {
+		case i%2 == 0 && !ok:
+			t.Fatalf("ReadHeader refused %s, as Parts.Header wrote it", doc)
+		case ok && (wantErr != nil || !same(got, want)):
+			t.Fatalf("ReadHeader(%s) = %+v, the general parser %+v, %v", doc, got, want, wantErr)
+		case ok:
+			read++
+		}
+	}
+	if read < 10000 {
+		t.Errorf("ReadHeader read only %d documents", read)
+	}
+}
