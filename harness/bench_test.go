@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/headergold/headergold/internal/agent"
+	"github.com/headergold/headergold/internal/cputime"
 	"github.com/sebdah/goldie/v2"
 )
 
@@ -38,18 +39,18 @@ const batch = 8
 // cpuOnce runs f once and adds the process CPU time it took to *d, for
 // functions that take milliseconds.
 func cpuOnce(d *time.Duration, f func()) {
-	start := cpuTime()
+	start := cputime.Process()
 	f()
-	*d += cpuTime() - start
+	*d += cputime.Process() - start
 }
 
 // cpuTimed runs f batch times and adds the process CPU time it took to *d.
 func cpuTimed(d *time.Duration, f func()) {
-	start := cpuTime()
+	start := cputime.Process()
 	for range batch {
 		f()
 	}
-	*d += cpuTime() - start
+	*d += cputime.Process() - start
 }
 
 func benchSuite(b *testing.B, shuffle int) *Suite {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/headergold/headergold/internal/agent"
 	"github.com/headergold/headergold/internal/assembler"
+	"github.com/headergold/headergold/internal/cputime"
 )
 
 // The benchmark scenario: one turn of 50 steps (49 tool-call replies, then
@@ -167,9 +168,9 @@ func BenchmarkRebuildVsLive(b *testing.B) {
 	var spent [3]time.Duration
 	for b.Loop() {
 		for i, f := range [3]func(){live, prefix, fold} {
-			t0 := cpuTime()
+			t0 := cputime.Process()
 			f()
-			spent[i] += cpuTime() - t0
+			spent[i] += cputime.Process() - t0
 		}
 	}
 	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N*benchSteps) }
@@ -294,9 +295,9 @@ func BenchmarkUnchangedStep(b *testing.B) {
 					a *agent.Agent
 					d *time.Duration
 				}{{small, &tSmall}, {large, &tLarge}} {
-					start := cpuTime()
+					start := cputime.Process()
 					run(b, c.a, "Check.")
-					*c.d += cpuTime() - start
+					*c.d += cputime.Process() - start
 				}
 			}
 			if n := len(headers(large.Log().Bytes())); n != 1 {

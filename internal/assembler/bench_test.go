@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/headergold/headergold/internal/assembler"
+	"github.com/headergold/headergold/internal/cputime"
 )
 
 // realisticNames are tool names as agents ship them: snake case, many shared
@@ -98,9 +99,9 @@ func coldAssemble(b *testing.B, cfg assembler.Config, provs []*assembler.Provide
 // machine a steadier clock than the wall clock, which also counts the
 // time spent waiting for a CPU another process holds.
 func timed(d *time.Duration, f func()) {
-	start := cpuTime()
+	start := cputime.Process()
 	f()
-	*d += cpuTime() - start
+	*d += cputime.Process() - start
 }
 
 // cleanTimed is timed after a collection and one untimed run of f,
