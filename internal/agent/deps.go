@@ -211,14 +211,12 @@ type DepsAt func(turn, step int) assembler.Deps
 func CheckTrace(log []byte, deps DepsAt) error {
 	completed := map[string]bool{}
 	return forEachLine(log, func(n int, line []byte) error {
-		if !bytes.Contains(line, []byte(`"`+TypeToolResult+`"`)) {
+		// The type comes first in every line the loop writes, so reading
+		// it first skips a request/header line without reading its header.
+		if gjson.GetBytes(line, "type").String() != TypeToolResult {
 			return nil
 		}
-		ev := gjson.ParseBytes(line)
-		if ev.Get("type").String() != TypeToolResult {
-			return nil
-		}
-		d := ev.Get("data")
+		d := gjson.GetBytes(line, "data")
 		if d.Get("error").Bool() {
 			return nil
 		}
