@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -109,6 +110,11 @@ func (s *Suite) runCaptured(f *Fixture, v variation, cr captureRun) (*runResult,
 	if cr.listen {
 		copts.Listener = s.opts.Listen
 	}
+	if len(f.Agent.Exec) > 0 && !cr.listen {
+		if err := f.checkAgentDir(); err != nil {
+			return nil, err
+		}
+	}
 	srv, err := capture.Start(copts)
 	if err != nil {
 		return nil, err
@@ -139,25 +145,25 @@ func (s *Suite) runCaptured(f *Fixture, v variation, cr captureRun) (*runResult,
 		}
 	case len(f.Agent.Exec) > 0:
 		runErr = capture.Run(ctx, capture.Command{Argv: f.Agent.Exec, Dir: f.agentDir(), Env: env, Timeout: timeout})
-	default:
-		actx, cancel := context.WithTimeout(ctx, timeout)
-		runErr = s.opts.Agent(actx, sess)
-		if runErr == nil && actx.Err() != nil {
-			runErr = fmt.Errorf("timed out after %s", timeout)
+		if ee, ok := runErr.(*capture.ExecError); ok && ee.NotStarted {
+			return nil, errAt(f.File, f.raw, "agent.exec", "cannot start %s: %v", f.describeExec(), ee.Err)
 		}
-		cancel()
+	default:
+		runErr = runInProcess(ctx, s.opts.Agent, sess, timeout)
 	}
-	var problems []string
+	// What the fake provider saw goes first: it is the cause when the
+	// agent then failed (a request past the script, then exit 1), and the
+	// agent's error ends with its stderr, which must stay last.
+	problems := srv.Failures()
 	if runErr != nil {
 		problems = append(problems, runErr.Error())
 	}
-	problems = append(problems, srv.Failures()...)
 	if n := srv.Unused(); n > 0 && runErr == nil {
 		problems = append(problems, fmt.Sprintf("%d scripted repl%s left unused: the agent sent %d generation request(s), the scenario scripts %d",
 			n, plural(n, "y", "ies"), len(srv.Requests()), len(cr.replies)))
 	}
 	if len(problems) > 0 {
-		return nil, &agentFailure{msg: fmt.Sprintf("%s, %s: %s", f.describeExec(), v, strings.Join(problems, "; "))}
+		return nil, &agentFailure{msg: fmt.Sprintf("%s, %s: %s", f.describeExec(), v, joinProblems(problems))}
 	}
 	replies := cr.replies
 	if cr.upstream {
@@ -171,6 +177,48 @@ func (s *Suite) runCaptured(f *Fixture, v variation, cr captureRun) (*runResult,
 		return nil, &agentFailure{msg: fmt.Sprintf("%s: %v", v, err)}
 	}
 	return &runResult{Log: built.Log, Requests: built.Bodies, templated: built.Templated, recorded: replies}, nil
+}
+
+// agentGrace is the most an in-process agent is given to return once its
+// context is done (no more than its timeout) before the run is given up
+// on.
+const agentGrace = 2 * time.Second
+
+// runInProcess runs an in-process agent under the scenario's timeout. An
+// agent that does not return within agentGrace of its context ending is
+// left running (a goroutine cannot be stopped) and the run fails, rather
+// than the test waiting on it.
+func runInProcess(ctx context.Context, agent AgentFunc, sess *Session, timeout time.Duration) error {
+	actx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- agent(actx, sess) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-actx.Done():
+		select {
+		case err = <-done:
+		case <-time.After(min(agentGrace, timeout)):
+			return fmt.Errorf("timed out after %s, and the agent had not returned %s later: an AgentFunc must return when its context is done", timeout, min(agentGrace, timeout))
+		}
+	}
+	if errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("timed out after %s: %w", timeout, err)
+		}
+		return fmt.Errorf("timed out after %s", timeout)
+	}
+	return err
+}
+
+// joinProblems joins one-line problems with "; ", and puts each on a
+// line of its own once one of them (an agent's stderr) has several.
+func joinProblems(ps []string) string {
+	if !slices.ContainsFunc(ps, func(p string) bool { return strings.Contains(p, "\n") }) {
+		return strings.Join(ps, "; ")
+	}
+	return "\n  " + strings.Join(ps, "\n  ")
 }
 
 func plural(n int, one, many string) string {

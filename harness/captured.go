@@ -2,13 +2,16 @@ package harness
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/headergold/headergold/internal/canon"
+	"github.com/headergold/headergold/internal/capture"
 	"github.com/headergold/headergold/internal/redact"
 	"github.com/headergold/headergold/internal/wire"
 	"github.com/tidwall/gjson"
@@ -255,5 +258,26 @@ func (f *Fixture) describeExec() string {
 	if len(f.Agent.Exec) == 0 {
 		return "in-process agent"
 	}
-	return strings.Join(f.Agent.Exec, " ")
+	return "agent [" + capture.QuoteArgv(f.Agent.Exec) + "]"
 }
+
+// checkAgentDir reports an agent.dir that is missing or not a directory,
+// which the process would fail to start in with an error naming the
+// program instead.
+func (f *Fixture) checkAgentDir() error {
+	dir := f.agentDir()
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errAt(f.File, f.raw, "agent.dir", "the agent's directory %s does not exist", dir)
+	case err != nil:
+		return errAt(f.File, f.raw, "agent.dir", "%v", err)
+	case !fi.IsDir():
+		return errAt(f.File, f.raw, "agent.dir", "%s is not a directory", dir)
+	}
+	return nil
+}
+
+// InProcess reports whether f is a captured scenario whose agent is a Go
+// function (no agent.exec), which runs from go test with Options.Agent.
+func (f *Fixture) InProcess() bool { return f.Captured() && len(f.Agent.Exec) == 0 }

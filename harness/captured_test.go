@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -29,6 +30,14 @@ func testAgent(ctx context.Context, s *Session) error {
 	}
 	if s.Getenv("TOOLS") != "map" {
 		sort.Slice(list, func(i, j int) bool { return list[i]["name"].(string) < list[j]["name"].(string) })
+	}
+	switch s.Getenv("HANG") {
+	case "ctx": // until its context ends, as an agent should
+		<-ctx.Done()
+		return ctx.Err()
+	case "ignore": // past its context's end, as an agent should not
+		time.Sleep(3 * time.Second)
+		return nil
 	}
 	msgs := []any{map[string]any{"role": "user", "content": s.Getenv("PROMPT")}}
 	for range 10 {
@@ -219,13 +228,37 @@ func TestCapturedAgentFailures(t *testing.T) {
 			CheckAgent, []string{"HTTP request 1 (POST /api/v1/messages): unknown path"}},
 		"rule never matches": {capturedFixture(`"PROMPT": "x"`, ` "redact": [{"regex": "/home/[a-z]+", "with": "<<home>>"}],`),
 			CheckAgent, []string{`redact[0] (regex "/home/[a-z]+") matched nothing`}},
+		"in-process timeout": {strings.Replace(capturedFixture(`"HANG": "ctx"`, ""), `"env"`, `"timeout": "200ms", "env"`, 1),
+			CheckAgent, []string{"in-process agent, run 1: timed out after 200ms"}},
+		"in-process agent that ignores its context": {strings.Replace(capturedFixture(`"HANG": "ignore"`, ""), `"env"`, `"timeout": "200ms", "env"`, 1),
+			CheckAgent, []string{"timed out after 200ms, and the agent had not returned 200ms later: an AgentFunc must return when its context is done"}},
+		"missing dir": {`{"description": "d", "agent": {"exec": ["true"], "dir": "nope"}, "replies": [{"text": "a"}]}`,
+			CheckInvalid, []string{"x.json:1:57: agent.dir: the agent's directory ", "nope does not exist"}},
+		"dir that is a file": {`{"description": "d", "agent": {"exec": ["true"], "dir": "x.json"}, "replies": [{"text": "a"}]}`,
+			CheckInvalid, []string{"agent.dir: ", "x.json is not a directory"}},
+		"no such program": {`{"description": "d", "agent": {"exec": ["headergold-no-such-program", "a b"]}, "replies": [{"text": "a"}]}`,
+			CheckInvalid, []string{"x.json:1:40: agent.exec: cannot start agent [headergold-no-such-program 'a b']", "executable file not found"}},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s, _ := capturedSuite(t, map[string]string{"x": c.fixture})
+			start := time.Now()
 			res := s.Replay(s.Fixture("x"))
-			failureWith(t, res.Failures, c.check, c.want...)
+			f := failureWith(t, res.Failures, c.check, c.want...)
+			if c.check == CheckInvalid && !res.Invalid() {
+				t.Error("a scenario that cannot start is not invalid")
+			}
+			if name == "past the script" {
+				// The fake provider's finding is the cause; the agent's
+				// error, its consequence, comes after it.
+				if i, j := strings.Index(f.Msg, "past the script"), strings.Index(f.Msg, "HTTP 400"); i < 0 || j < i {
+					t.Errorf("the cause is not first: %s", f.Msg)
+				}
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("the replay took %s", d)
+			}
 		})
 	}
 }

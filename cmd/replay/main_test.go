@@ -145,6 +145,8 @@ type jsonLine struct {
 	Passed   *int      `json:"passed"`
 	Failed   *int      `json:"failed"`
 	Invalid  *int      `json:"invalid"`
+	Skipped  *int      `json:"skipped"`
+	Skip     string    `json:"skip"`
 	Findings *[]string `json:"findings"`
 }
 
@@ -360,5 +362,35 @@ func TestJSONFailureCarriesTheCache(t *testing.T) {
 		if priced != 1 {
 			t.Errorf("%s: %d failures carry the cost, want 1:\n%s", c.model, priced, r.stdout)
 		}
+	}
+}
+
+// TestInProcessScenariosAreSkipped: a directory that mixes reference
+// fixtures with a scenario whose agent is an in-process Go function
+// replays the rest and says why it skipped that one; selecting only it
+// replays nothing, which is not a pass.
+func TestInProcessScenariosAreSkipped(t *testing.T) {
+	fx, gd := copyBundled(t)
+	inproc := `{"description": "an agent that only go test can call", "agent": {"env": {"PROMPT": "x"}}, "replies": [{"text": "a"}]}`
+	if err := os.WriteFile(filepath.Join(fx, "inproc.json"), []byte(inproc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := replay(t, nil, false, "-fixtures", fx, "-golden", gd, "-shuffle", "0", "-run", "^(inproc|text-turn)$")
+	if r.code != exitOK {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "skip inproc ") || !strings.Contains(r.stdout, "in-process agent: run it from go test") {
+		t.Errorf("no skip line:\n%s", r.stdout)
+	}
+	if got := lastLine(r.stdout); got != "1 passed, 0 failed, 1 skipped" {
+		t.Errorf("summary %q", got)
+	}
+	r = replay(t, nil, false, "-fixtures", fx, "-golden", gd, "-run", "^inproc$", "-json")
+	if r.code != exitCannotRun || !strings.Contains(r.stderr, "nothing to replay here") {
+		t.Fatalf("only the in-process scenario: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	lines := decodeJSONLines(t, r.stdout)
+	if len(lines) != 2 || lines[0].Status != "skipped" || lines[0].Skip == "" || *lines[1].Skipped != 1 {
+		t.Errorf("-json lines %+v", lines)
 	}
 }

@@ -144,11 +144,12 @@ func inShard(name string, i, n int) bool {
 // fixtureReport is the -json object of one fixture.
 type fixtureReport struct {
 	Fixture  string          `json:"fixture"`
-	Status   string          `json:"status"` // "ok", "fail" or "invalid"
+	Status   string          `json:"status"` // "ok", "fail", "invalid" or "skipped"
 	Seconds  float64         `json:"seconds"`
 	Seed     uint64          `json:"seed"`
 	Pins     pinsReport      `json:"pins"`
 	Failures []failureReport `json:"failures"`
+	Skip     string          `json:"skip,omitempty"` // why a skipped fixture did not run
 }
 
 // pinsReport says what a fixture's golden files pin (harness.Pinning).
@@ -181,6 +182,7 @@ type summaryReport struct {
 	Passed   int      `json:"passed"`
 	Failed   int      `json:"failed"`
 	Invalid  int      `json:"invalid"`
+	Skipped  int      `json:"skipped"` // in-process agents, which run from go test
 	Seed     uint64   `json:"seed"`
 	Findings []string `json:"findings"`
 }
@@ -217,9 +219,15 @@ func runReplay(args []string, e env) int {
 		fmt.Fprintf(e.stderr, "replay: -run %q matches no fixture in %s\n", rf.opts.Run, rf.opts.Fixtures)
 		return exitUsage
 	}
-	passed, failed, invalid := 0, 0, 0
+	passed, failed, invalid, skipped := 0, 0, 0, 0
 	for _, f := range selected {
 		if rf.shards > 0 && !inShard(f.Name, rf.shard, rf.shards) {
+			continue
+		}
+		if f.InProcess() && rf.opts.Listen == nil {
+			// Its agent is a Go function that only a go test can call.
+			skipped++
+			out.skip(f.Name)
 			continue
 		}
 		res := suite.Replay(f)
@@ -236,9 +244,13 @@ func runReplay(args []string, e env) int {
 	findings := suite.Findings()
 	out.findings(findings)
 	failed += len(findings)
-	out.summary(summaryReport{Summary: true, Passed: passed, Failed: failed, Invalid: invalid, Seed: suite.Seed(),
+	out.summary(summaryReport{Summary: true, Passed: passed, Failed: failed, Invalid: invalid, Skipped: skipped, Seed: suite.Seed(),
 		Findings: findingStrings(findings)})
 	switch {
+	case skipped > 0 && passed+failed+invalid == 0:
+		// Under git bisect run, replaying nothing must not pass.
+		fmt.Fprintf(e.stderr, "replay: nothing to replay here: the selected scenarios have in-process agents; run them from go test (goldentest.Test with Options.Agent)\n")
+		return exitCannotRun
 	case invalid > 0:
 		return exitCannotRun
 	case failed > 0:
@@ -381,8 +393,22 @@ func (p *printer) summary(s summaryReport) {
 		p.js.Encode(s)
 		return
 	}
+	line := fmt.Sprintf("%d passed, %d failed", s.Passed, s.Failed)
 	if s.Invalid > 0 {
-		fmt.Fprintf(p.e.stdout, "%d could not be tested\n", s.Invalid)
+		line += fmt.Sprintf(", %d could not be tested", s.Invalid)
 	}
-	fmt.Fprintf(p.e.stdout, "%d passed, %d failed\n", s.Passed, s.Failed+s.Invalid)
+	if s.Skipped > 0 {
+		line += fmt.Sprintf(", %d skipped", s.Skipped)
+	}
+	fmt.Fprintln(p.e.stdout, line)
+}
+
+// skip reports a scenario replay does not run: its agent is in-process.
+func (p *printer) skip(name string) {
+	const why = "in-process agent: run it from go test (goldentest.Test with Options.Agent)"
+	if p.js != nil {
+		p.js.Encode(fixtureReport{Fixture: name, Status: "skipped", Failures: []failureReport{}, Skip: why})
+		return
+	}
+	fmt.Fprintf(p.e.stdout, "%s %-24s %s\n", p.paint("33", "skip"), name, why)
 }

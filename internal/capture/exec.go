@@ -28,15 +28,19 @@ type ExecError struct {
 	Err      error
 	TimedOut time.Duration // the timeout, when it was hit
 	Stderr   string
+	// NotStarted says the process could not be started at all (no such
+	// program, no such directory, not executable): the scenario cannot
+	// run here, which is not the agent failing.
+	NotStarted bool
 }
 
 // Error describes the failure with the tail of stderr.
 func (e *ExecError) Error() string {
 	var b strings.Builder
 	if e.TimedOut > 0 {
-		fmt.Fprintf(&b, "agent %q timed out after %s; its process group was killed", strings.Join(e.Argv, " "), e.TimedOut)
+		fmt.Fprintf(&b, "agent [%s] timed out after %s; its process group was killed", QuoteArgv(e.Argv), e.TimedOut)
 	} else {
-		fmt.Fprintf(&b, "agent %q: %v", strings.Join(e.Argv, " "), e.Err)
+		fmt.Fprintf(&b, "agent [%s]: %v", QuoteArgv(e.Argv), e.Err)
 	}
 	if e.Stderr != "" {
 		b.WriteString("\n  stderr (tail):\n")
@@ -49,6 +53,24 @@ func (e *ExecError) Error() string {
 
 // Unwrap returns the underlying error.
 func (e *ExecError) Unwrap() error { return e.Err }
+
+// QuoteArgv writes an argv as a POSIX shell reads it back: each argument
+// that holds anything but letters, digits and -_./:=@%+, single-quoted,
+// so that an argument with a space shows as one.
+func QuoteArgv(argv []string) string {
+	var b strings.Builder
+	for i, a := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") == "" {
+			b.WriteString(a)
+			continue
+		}
+		b.WriteString("'" + strings.ReplaceAll(a, "'", `'\''`) + "'")
+	}
+	return b.String()
+}
 
 // tailBuffer keeps the last max bytes written to it.
 type tailBuffer struct {
@@ -127,7 +149,7 @@ func Run(ctx context.Context, c Command) error {
 	// A grandchild that keeps stderr open must not hold Wait forever.
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
-		return &ExecError{Argv: c.Argv, Err: err}
+		return &ExecError{Argv: c.Argv, Err: err, NotStarted: true}
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
