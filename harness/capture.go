@@ -248,6 +248,7 @@ func (s *Suite) checkCaptured(f *Fixture, res *Result) *Outputs {
 		}
 		return nil
 	}
+	res.Runs = 1
 	out, err := outputs(f, first)
 	if err != nil {
 		fail(CheckGuard, "%v", err)
@@ -278,6 +279,7 @@ func (s *Suite) checkCaptured(f *Fixture, res *Result) *Outputs {
 			fail(CheckRepeat, "%v", err)
 			break
 		}
+		res.Runs++
 		if bytes.Equal(first.Log, again.Log) {
 			continue
 		}

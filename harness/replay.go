@@ -81,9 +81,13 @@ type Outputs struct {
 
 // Result is the outcome of replaying one fixture.
 type Result struct {
-	Fixture  string
-	Seed     uint64 // base seed of the permutation pass
-	Elapsed  time.Duration
+	Fixture string
+	Seed    uint64 // base seed of the permutation pass
+	Elapsed time.Duration
+	// Runs counts the runs that completed: the first, then the
+	// permutation runs of a reference fixture or the repeat runs of a
+	// captured scenario.
+	Runs     int
 	Failures []Failure
 }
 
@@ -128,6 +132,7 @@ func (s *Suite) Check(f *Fixture) (*Outputs, *Result) {
 		fail(CheckInvalid, f.File, 0, "cannot run: %v", err)
 		return nil, res
 	}
+	res.Runs = 1
 	out, err := outputs(f, first)
 	if err != nil {
 		fail(CheckGuard, f.File, 0, "%v", err)
@@ -159,6 +164,7 @@ func (s *Suite) Check(f *Fixture) (*Outputs, *Result) {
 			fail(CheckPermute, f.File, 0, "run %d (seed %d): %v", i, s.opts.Seed, err)
 			break
 		}
+		res.Runs++
 		if m := comparePermutation(first, again); m != nil {
 			how := "shuffled"
 			if concurrent {

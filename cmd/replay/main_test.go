@@ -244,7 +244,13 @@ func TestColour(t *testing.T) {
 
 func TestVerbosePrintsSeed(t *testing.T) {
 	r := replay(t, nil, false, bundled(t, "-shuffle", "1", "-seed", "42", "-v", "-run", "^resume$")...)
-	if !strings.HasPrefix(r.stdout, "seed 42 ") || !strings.Contains(r.stdout, "1 permutation runs match") {
+	if !strings.HasPrefix(r.stdout, "seed 42 ") || !strings.Contains(r.stdout, "rebuild, golden and 1 permutation run match") {
+		t.Errorf("%s", r.stdout)
+	}
+	// A captured scenario runs its agent again instead of permuting, and
+	// its failures name no seed.
+	r = replay(t, nil, false, bundled(t, "-shuffle", "0", "-v", "-run", "^captured-weather$")...)
+	if !strings.Contains(r.stdout, "rebuild, golden match; 1 run of the agent logged the same bytes") {
 		t.Errorf("%s", r.stdout)
 	}
 }

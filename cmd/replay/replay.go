@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -35,7 +34,8 @@ A captured scenario (a fixture with "agent") runs its agent as a
 subprocess against a fake provider on 127.0.0.1, as many times as its
 "runs" says (default 4; -shuffle 0 runs it once), and every run's log must
 be byte-identical to the first's. Scenarios whose agent is an in-process Go
-function run from go test (harness.Options.Agent), not from here.
+function run from go test (harness.Options.Agent): replay skips them and
+says so.
 
 Examples (replay is go run github.com/headergold/headergold/cmd/replay,
 or the binary go install puts on PATH):
@@ -80,7 +80,7 @@ func parseReplayFlags(args []string, e env) (*replayFlags, int) {
 	fs.StringVar(&rf.opts.Fixtures, "fixtures", "fixtures", "directory of fixture `DIR`/NAME.json")
 	fs.StringVar(&rf.opts.Golden, "golden", "golden", "directory of golden `DIR`/NAME.golden and pin sidecars")
 	fs.StringVar(&runExpr, "run", "", "replay only fixtures whose name matches `REGEX`")
-	fs.IntVar(&shuffle, "shuffle", harness.DefaultShuffle, "permutation runs per fixture (`N`, 0 disables)")
+	fs.IntVar(&shuffle, "shuffle", harness.DefaultShuffle, "permutation runs per reference fixture (`N`, 0 disables); a captured scenario runs its agent \"runs\" times instead, once with 0")
 	fs.Uint64Var(&seed, "seed", 0, "seed of the permutation runs (`N`; 0 picks one and prints it)")
 	fs.StringVar(&shard, "shard", "", "replay only shard `I/N` of the fixtures (by name hash, 1 <= I <= N)")
 	fs.BoolVar(&rf.json, "json", false, "print one JSON object per fixture, then a summary object")
@@ -326,16 +326,20 @@ func (p *printer) fixture(s *harness.Suite, res *harness.Result) {
 		for _, f := range res.Failures {
 			fmt.Fprintf(p.e.stdout, "    %s\n", strings.ReplaceAll(f.String(), "\n", "\n    "))
 		}
+		f := s.Fixture(res.Fixture)
 		if !res.Passed() {
-			fmt.Fprintf(p.e.stdout, "    reproduce: %s%s -seed %d -run '^%s$'\n", replayCommand.Name, p.dirFlags(), res.Seed, res.Fixture)
+			if f.Captured() {
+				// No seed: a captured run registers nothing in a seeded order.
+				fmt.Fprintf(p.e.stdout, "    reproduce: %s%s -run '^%s$'\n", replayCommand.Name, p.dirFlags(), res.Fixture)
+			} else {
+				fmt.Fprintf(p.e.stdout, "    reproduce: %s%s -seed %d -run '^%s$'\n", replayCommand.Name, p.dirFlags(), res.Seed, res.Fixture)
+			}
 		}
-		if slices.ContainsFunc(res.Failures, func(f harness.Failure) bool {
-			return f.Check == harness.CheckGolden || f.Check == harness.CheckSidecar
-		}) {
-			fmt.Fprintf(p.e.stdout, "    if the change is intended, record it: %s\n", p.rf.opts.Commands.Record("^"+res.Fixture+"$"))
+		if advice := harness.RecordAdvice(res, p.rf.opts.Commands); advice != "" {
+			fmt.Fprintf(p.e.stdout, "    %s\n", advice)
 		}
 		if p.rf.verbose && res.Passed() {
-			fmt.Fprintf(p.e.stdout, "    rebuild, golden, sidecars and %d permutation runs match\n", max(0, p.rf.opts.Shuffle))
+			fmt.Fprintf(p.e.stdout, "    %s\n", harness.Verified(f, res))
 		}
 		if p.rf.verbose {
 			fmt.Fprintf(p.e.stdout, "    %s\n", s.Pins(s.Fixture(res.Fixture)))

@@ -96,39 +96,44 @@ func Test(t *testing.T, opts harness.Options) {
 			for _, fail := range res.Failures {
 				t.Errorf("%s", fail)
 			}
-			if !res.Passed() {
-				t.Logf("permutation seed %d: reproduce with HEADERGOLD_SEED=%d go test -run '^%s$/^%s$'", s.Seed(), s.Seed(), parent, f.Name)
+			if out != nil {
+				res.Failures = append(res.Failures, assertGolden(t, s, f, out)...)
 			}
-			if out == nil {
+			if res.Passed() {
 				return
 			}
-			assertGolden(t, s, f, out, opts.Commands)
+			if !f.Captured() {
+				// A captured run registers nothing in a seeded order.
+				t.Logf("permutation seed %d: reproduce with HEADERGOLD_SEED=%d go test -run '^%s$/^%s$'", s.Seed(), s.Seed(), parent, f.Name)
+			}
+			if advice := harness.RecordAdvice(res, opts.Commands); advice != "" {
+				t.Log(advice)
+			}
 		})
 	}
 }
 
-// assertGolden compares the outputs through goldie. What goldie cannot
-// say (a missing, unreadable or untemplated golden file, a recorded call
-// that breaks a declared edge) is reported first, as cmd/replay reports it;
-// a fixture with such a failure is not diffed.
-func assertGolden(t *testing.T, s *harness.Suite, f *harness.Fixture, out *harness.Outputs, cmds harness.Commands) {
+// assertGolden compares the outputs through goldie and returns the
+// failures. What goldie cannot say (a missing, unreadable or untemplated
+// golden file, a recorded call that breaks a declared edge) is reported
+// as cmd/replay reports it, and a fixture with such a failure is not
+// diffed; goldie reports a difference in a golden file with the failure
+// cmd/replay prints for it (check, line, JSON path, cache cost).
+func assertGolden(t *testing.T, s *harness.Suite, f *harness.Fixture, out *harness.Outputs) []harness.Failure {
 	t.Helper()
-	reported, differs := false, false
-	for _, fail := range s.CompareGolden(f, out) {
+	fails := s.CompareGolden(f, out)
+	byFile := map[string]harness.Failure{}
+	reported := false
+	for _, fail := range fails {
 		if fail.Check != harness.CheckGolden && fail.Check != harness.CheckSidecar {
 			t.Errorf("%s", fail)
 			reported = true
 			continue
 		}
-		differs = true
+		byFile[fail.File] = fail
 	}
 	if reported {
-		return
-	}
-	if differs {
-		// Said before goldie's own report, which does not say how to
-		// accept the change.
-		t.Logf("if the change is intended, record it: %s", cmds.Record("^"+f.Name+"$"))
+		return fails
 	}
 	assert := func(path string, got []byte) {
 		dir, base := filepath.Split(path)
@@ -137,6 +142,9 @@ func assertGolden(t *testing.T, s *harness.Suite, f *harness.Fixture, out *harne
 			goldie.WithFixtureDir(filepath.Clean(dir)),
 			goldie.WithNameSuffix("."+suffix),
 			goldie.WithDiffFn(func(actual, expected string) string {
+				if fail, ok := byFile[path]; ok {
+					return fail.String()
+				}
 				if m := harness.Compare(path, []byte(expected), []byte(actual)); m != nil {
 					return m.String()
 				}
@@ -149,6 +157,7 @@ func assertGolden(t *testing.T, s *harness.Suite, f *harness.Fixture, out *harne
 		assert(p.Files[0], out.System)
 		assert(p.Files[1], out.Tools)
 	}
+	return fails
 }
 
 // Updating reports whether this go test run records golden files

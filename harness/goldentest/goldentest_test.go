@@ -78,6 +78,14 @@ func TestMessagesNameGoTest(t *testing.T) {
 			t.Errorf("go test output lacks %q:\n%s", want, out)
 		}
 	}
+	// goldie's report of one's difference is the failure replay prints,
+	// check named, and how to accept the change comes after it.
+	diff := strings.Index(string(out), "one.golden:")
+	if diff < 0 || !strings.Contains(string(out)[diff:], "[golden]") {
+		t.Errorf("no [golden] failure for one.golden:\n%s", out)
+	} else if advice := strings.Index(string(out), "if the change is intended"); advice < diff {
+		t.Errorf("the advice to record comes before the difference:\n%s", out)
+	}
 	if strings.Contains(string(out), "cmd/record") || strings.Contains(string(out), "-prune") {
 		t.Errorf("go test output names a command of the CLIs:\n%s", out)
 	}

@@ -1,0 +1,50 @@
+package harness
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRecordAdvice(t *testing.T) {
+	cmds := Commands{Record: func(run string) string { return "record -run '" + run + "'" }}
+	for _, c := range []struct {
+		checks []Check
+		want   string
+	}{
+		{nil, ""},
+		{[]Check{CheckRebuild}, ""},
+		{[]Check{CheckGolden}, "if the change is intended, record it: record -run '^x$'"},
+		{[]Check{CheckSidecar, CheckGolden}, "if the change is intended, record it: record -run '^x$'"},
+		// A record runs the repeat and permutation passes first, and
+		// would refuse: advising it would send the user in a circle.
+		{[]Check{CheckGolden, CheckRepeat}, "the agent's runs differ, so record would refuse to write it"},
+		{[]Check{CheckPermute, CheckSidecar}, "registration order is observable, so record would refuse"},
+	} {
+		res := &Result{Fixture: "x"}
+		for _, ch := range c.checks {
+			res.Failures = append(res.Failures, Failure{Check: ch})
+		}
+		got := RecordAdvice(res, cmds)
+		if c.want == "" && got != "" || !strings.HasPrefix(got, c.want) {
+			t.Errorf("%v: %q, want %q", c.checks, got, c.want)
+		}
+	}
+}
+
+func TestVerified(t *testing.T) {
+	ref, pinned, captured := &Fixture{}, &Fixture{Pin: true}, &Fixture{Agent: &AgentSpec{}}
+	for _, c := range []struct {
+		f    *Fixture
+		runs int
+		want string
+	}{
+		{ref, 1, "rebuild, golden and 0 permutation runs match"},
+		{pinned, 9, "rebuild, golden, sidecars and 8 permutation runs match"},
+		{captured, 1, "rebuild, golden match; 1 run of the agent logged the same bytes"},
+		{captured, 4, "rebuild, golden match; 4 runs of the agent logged the same bytes"},
+	} {
+		if got := Verified(c.f, &Result{Runs: c.runs}); got != c.want {
+			t.Errorf("%q, want %q", got, c.want)
+		}
+	}
+}
