@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -210,5 +211,37 @@ func TestConfigToolOrderStates(t *testing.T) {
 		if got := (Config{ToolOrder: c.order}).row().ToolOrder.Present(); got != (c.order != nil) {
 			t.Errorf("Config{ToolOrder: %#v}: present = %v in the app row", c.order, got)
 		}
+	}
+}
+
+// TestLoadReportsEveryInvalidFixture: without Run, every invalid fixture
+// is named, not only the first; with Run, files it does not select,
+// badly named ones included, are not looked at.
+func TestLoadReportsEveryInvalidFixture(t *testing.T) {
+	opts := layout(t, map[string]string{"good": minimalFixture})
+	writeFile(t, filepath.Join(opts.Fixtures, "a-broken.json"), `{"description": "d",`)
+	writeFile(t, filepath.Join(opts.Fixtures, "b-typo.json"), strings.Replace(minimalFixture, `"turns"`, `"turn"`, 1))
+	writeFile(t, filepath.Join(opts.Fixtures, "Bad_Name.json"), minimalFixture)
+	_, err := Load(opts)
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	for _, want := range []string{"a-broken.json:1:", "b-typo.json:", `unknown field "turn"`, `"Bad_Name" is not a fixture name`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	var fe *FixtureError
+	if !errors.As(err, &fe) {
+		t.Errorf("no *FixtureError in %T", err)
+	}
+	opts.Run = regexp.MustCompile("^good$")
+	s := mustLoad(t, opts)
+	if n := len(s.Fixtures()); n != 1 {
+		t.Errorf("-run ^good$ selects %d fixtures", n)
+	}
+	opts.Run = regexp.MustCompile("Name")
+	if _, err := Load(opts); err == nil || !strings.Contains(err.Error(), `"Bad_Name" is not a fixture name`) {
+		t.Errorf("a Run that selects a badly named file: %v", err)
 	}
 }

@@ -27,6 +27,9 @@ const (
 	// Cleaned is a temp file or backup an interrupted record left behind,
 	// which this record removed (or, in a dry run, would remove).
 	Cleaned Status = "cleaned"
+	// Skipped is the fixture file of a scenario with an in-process agent
+	// that RecordOptions.SkipInProcess left alone, golden files and all.
+	Skipped Status = "skipped"
 )
 
 // DefaultLockWait is how long a record waits for another record's lock on
@@ -36,7 +39,7 @@ const DefaultLockWait = 10 * time.Second
 // FileChange is what recording did, or would do, to one file.
 type FileChange struct {
 	File   string
-	Status Status // Created, Changed, Unchanged, Removed or Cleaned
+	Status Status // Created, Changed, Unchanged, Removed, Cleaned or Skipped
 }
 
 // RecordOptions tunes [Suite.Record].
@@ -48,6 +51,12 @@ type RecordOptions struct {
 	// LockWait bounds the wait for the golden directory's lock, which
 	// another record holds while it writes; 0 means DefaultLockWait.
 	LockWait time.Duration
+	// SkipInProcess records the other fixtures of a directory when some
+	// are scenarios whose agent is an in-process Go function and the
+	// suite has no Options.Agent (as in cmd/record): those are reported
+	// Skipped and their golden files kept. Without it they fail, since
+	// they cannot run.
+	SkipInProcess bool
 }
 
 // ErrLocked is returned (wrapped, with the directory and the time waited)
@@ -74,9 +83,14 @@ func (s *Suite) Record(opts RecordOptions) ([]FileChange, []*Result, error) {
 	ctx := s.context()
 	var writes []FileWrite
 	var failed []*Result
+	var skipped []FileChange
 	for _, f := range s.Fixtures() {
 		if ctx.Err() != nil {
 			return nil, failed, interrupted(ctx, "before anything was written")
+		}
+		if opts.SkipInProcess && f.InProcess() && s.opts.Agent == nil && s.opts.Listen == nil {
+			skipped = append(skipped, FileChange{f.File, Skipped})
+			continue
 		}
 		out, res := s.Check(f)
 		if !res.Passed() {
@@ -105,7 +119,7 @@ func (s *Suite) Record(opts RecordOptions) ([]FileChange, []*Result, error) {
 		}
 		defer unlock()
 	}
-	changes := make([]FileChange, 0, len(writes))
+	changes := append(make([]FileChange, 0, len(skipped)+len(writes)), skipped...)
 	var pending []FileWrite
 	for _, w := range writes {
 		old, err := readRegular(w.Path, s.opts.maxFileSize())

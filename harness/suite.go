@@ -175,6 +175,16 @@ func Load(opts Options) (*Suite, error) {
 		opts.Seed = uint64(time.Now().UnixNano())
 	}
 	s := &Suite{opts: opts, byName: map[string]*Fixture{}, run: runFixture}
+	// Every invalid fixture is reported, not only the first, so that a
+	// broken directory is fixed in one go.
+	var errs []error
+	seen := map[string]bool{}
+	report := func(err error) {
+		if !seen[err.Error()] {
+			seen[err.Error()] = true
+			errs = append(errs, err)
+		}
+	}
 	var names []string
 	for _, e := range entries {
 		name, ok := strings.CutSuffix(e.Name(), ".json")
@@ -182,8 +192,13 @@ func Load(opts Options) (*Suite, error) {
 			continue // editors' lock and backup files start with a dot
 		}
 		if !validName(name) {
-			return nil, &FixtureError{File: filepath.Join(dir, e.Name()),
-				Msg: fmt.Sprintf("%q is not a fixture name: names match %s", name, namePattern)}
+			// Under Run, a file Run does not select is not looked at,
+			// as a fixture it does not select is not loaded.
+			if opts.Run == nil || opts.Run.MatchString(name) {
+				report(&FixtureError{File: filepath.Join(dir, e.Name()),
+					Msg: fmt.Sprintf("%q is not a fixture name: names match %s", name, namePattern)})
+			}
+			continue
 		}
 		names = append(names, name)
 	}
@@ -199,13 +214,17 @@ func Load(opts Options) (*Suite, error) {
 		}
 		f, err := loadChain(dir, name, nil, opts.maxFileSize())
 		if err != nil {
-			return nil, err
+			report(err)
+			continue
 		}
 		s.all = append(s.all, f)
 		s.byName[name] = f
 		if f.Extends != "" && s.byName[f.Extends] == nil {
 			names = append([]string{f.Extends}, names...)
 		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	slices.SortFunc(s.all, func(a, b *Fixture) int { return strings.Compare(a.Name, b.Name) })
 	if opts.Run == nil {

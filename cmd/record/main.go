@@ -58,7 +58,8 @@ record left are reported by replay and removed by the next record.
 A captured scenario (a fixture with "agent") runs its agent against a fake
 provider on 127.0.0.1; its repeat pass (the fixture's "runs", default 4)
 must give identical logs before anything is written. Scenarios whose agent
-is an in-process Go function are recorded from go test (GOLDIE_UPDATE=1).
+is an in-process Go function are recorded from go test (GOLDIE_UPDATE=1):
+record reports them skipped and leaves their golden files as they are.
 
 Recording a real session: with -upstream, a captured scenario's agent runs
 once through a recording proxy to the real provider (with the agent's own
@@ -194,7 +195,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		return writeLog(ctx, suite, outFile, stdout, stderr)
 	}
-	changes, failed, err := suite.Record(harness.RecordOptions{DryRun: check, Prune: prune})
+	changes, failed, err := suite.Record(harness.RecordOptions{DryRun: check, Prune: prune, SkipInProcess: true})
 	if code, ok := interruptedStatus(ctx, err); ok {
 		fmt.Fprintf(stderr, "record: %v\n", err)
 		return code
@@ -219,6 +220,10 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	counts := map[harness.Status]int{}
 	for _, c := range changes {
 		counts[c.Status]++
+		if c.Status == harness.Skipped {
+			fmt.Fprintf(stdout, "skipped   %s (in-process agent: record it from go test with GOLDIE_UPDATE=1)\n", c.File)
+			continue
+		}
 		if check && c.Status == harness.Unchanged {
 			continue
 		}
@@ -259,7 +264,14 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if n := counts[harness.Cleaned]; n > 0 {
 		fmt.Fprintf(stdout, ", %d cleaned (left by an interrupted record)", n)
 	}
+	if n := counts[harness.Skipped]; n > 0 {
+		fmt.Fprintf(stdout, ", %d skipped", n)
+	}
 	fmt.Fprintln(stdout)
+	if n := counts[harness.Skipped]; n > 0 && n == len(suite.Fixtures()) {
+		fmt.Fprintf(stderr, "record: nothing to record here: the selected scenarios have in-process agents; record them from go test with GOLDIE_UPDATE=1\n")
+		return exitCannotRun
+	}
 	if check && counts[harness.Created]+counts[harness.Changed]+counts[harness.Removed]+counts[harness.Cleaned]+stray > 0 {
 		return exitChanges
 	}
@@ -286,7 +298,11 @@ func writeLog(ctx context.Context, suite *harness.Suite, file string, stdout, st
 		for _, f := range res.Failures {
 			fmt.Fprintf(stderr, "%s: %s\n", res.Fixture, f)
 		}
-		return exitCannotRun
+		fmt.Fprintf(stderr, "record: -o %s: nothing was written\n", file)
+		if res.Invalid() {
+			return exitCannotRun
+		}
+		return exitChanges // the run failed, as a replay would say
 	}
 	for _, f := range res.Failures {
 		// The log is still worth comparing; say what is wrong with it.

@@ -349,3 +349,55 @@ func TestRecordListenRecordsAnAgentStartedElsewhere(t *testing.T) {
 		t.Errorf("golden: %s %v", g, err)
 	}
 }
+
+// TestRecordSkipsInProcessScenarios: record writes the fixtures it can
+// run and leaves a scenario whose agent is an in-process Go function, and
+// its golden files, alone, saying so; selecting only that one records
+// nothing and says why.
+func TestRecordSkipsInProcessScenarios(t *testing.T) {
+	t.Setenv("CI", "")
+	fixtures, golden := copyBundled(t)
+	inproc := `{"description": "an agent only go test can call", "agent": {"env": {"PROMPT": "x"}}, "replies": [{"text": "a"}]}`
+	if err := os.WriteFile(filepath.Join(fixtures, "inproc.json"), []byte(inproc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kept := filepath.Join(golden, "inproc.golden")
+	if err := os.WriteFile(kept, []byte("recorded from go test\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(golden, "text-turn.golden"))
+	code, stdout, stderr := record(t, "-fixtures", fixtures, "-golden", golden, "-run", "^(inproc|text-turn)$")
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	for _, want := range []string{"skipped   " + filepath.Join(fixtures, "inproc.json") + " (in-process agent: record it from go test", "created   ", ", 1 skipped\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if b, _ := os.ReadFile(kept); string(b) != "recorded from go test\n" {
+		t.Errorf("the skipped scenario's golden log was touched: %q", b)
+	}
+	code, stdout, stderr = record(t, "-fixtures", fixtures, "-golden", golden, "-run", "^inproc$")
+	if code != exitCannotRun || !strings.Contains(stderr, "nothing to record here") {
+		t.Errorf("only the in-process scenario: exit %d: %s %s", code, stdout, stderr)
+	}
+}
+
+// TestRecordOutputOfAFailingAgent: -o of a scenario whose agent fails
+// exits 1, as the replay would, and says nothing was written.
+func TestRecordOutputOfAFailingAgent(t *testing.T) {
+	fixtures, golden := copyBundled(t)
+	failing := `{"description": "exits 1", "agent": {"exec": ["sh", "-c", "echo broken >&2; exit 1"]}, "replies": [{"text": "a"}]}`
+	if err := os.WriteFile(filepath.Join(fixtures, "failing.json"), []byte(failing), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "failing.jsonl")
+	code, stdout, stderr := record(t, "-fixtures", fixtures, "-golden", golden, "-run", "^failing$", "-o", out)
+	if code != exitChanges || !strings.Contains(stderr, "[agent]") || !strings.Contains(stderr, "nothing was written") {
+		t.Errorf("exit %d: %s %s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("-o file exists: %v", err)
+	}
+}
