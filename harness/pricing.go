@@ -95,6 +95,14 @@ func attachCost(fails []Failure, golden, system, tools string, out *Outputs, lim
 		return
 	}
 	m := fails[at].Mismatch
+	if d := res.First; d != nil {
+		for _, k := range d.Kinds {
+			m.Kinds = append(m.Kinds, string(k))
+		}
+		if t := d.Tools; t != nil {
+			m.Moved, m.Added, m.Removed = slices.Clone(t.Moved), slices.Clone(t.Added), slices.Clone(t.Removed)
+		}
+	}
 	m.Cache, m.CostNote = res.CacheLines(), res.CacheNote
 	if c := res.Cache; c != nil {
 		m.Cost = &CacheCost{Provider: c.Provider, Order: slices.Clone(c.Order), HeaderTokens: c.HeaderTokens,

@@ -34,6 +34,14 @@ type Mismatch struct {
 	CostAt *CachePlace
 	// CostNote says why Cost is nil, or what its figures assume.
 	CostNote string
+	// Kinds are, for a pinned fixture, the kinds of difference in its
+	// first differing header as replay diff names them (reorder, added,
+	// removed, content, encoding): a tool list that changed order says
+	// reorder here, where the line diff above shows only a changed name.
+	Kinds []string
+	// Moved, Added and Removed name the tools that moved, appeared and
+	// went in that header, when its tools differ in order or membership.
+	Moved, Added, Removed []string
 }
 
 // CacheCost is what a drift costs in prompt caching (SPEC §7): its JSON
@@ -73,10 +81,21 @@ func (m *Mismatch) String() string {
 	return b.String()
 }
 
-// cacheText is the cache lines, each on a line of its own, indented under
-// the mismatch; "" when there are none.
+// cacheText is the kinds line and the cache lines, each on a line of its
+// own, indented under the mismatch; "" when there are none.
 func (m *Mismatch) cacheText() string {
 	var b strings.Builder
+	if len(m.Kinds) > 0 {
+		b.WriteString("\n  kinds: " + strings.Join(m.Kinds, ", "))
+		for _, t := range []struct {
+			what  string
+			names []string
+		}{{"moved", m.Moved}, {"added", m.Added}, {"removed", m.Removed}} {
+			if len(t.names) > 0 {
+				fmt.Fprintf(&b, "; %s: %s", t.what, strings.Join(t.names, ", "))
+			}
+		}
+	}
 	for i, l := range m.Cache {
 		b.WriteString("\n  ")
 		if i > 0 {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/headergold/headergold/internal/bundletest"
+	"github.com/tidwall/gjson"
 )
 
 // copyBundled copies the bundled fixtures and golden files to a temp dir.
@@ -140,6 +141,10 @@ type jsonLine struct {
 		}
 		CacheNote  string
 		CacheLines []string
+		Kinds      []string
+		Moved      []string
+		Added      []string
+		Removed    []string
 	} `json:"failures"`
 	Summary  bool      `json:"summary"`
 	Passed   *int      `json:"passed"`
@@ -398,5 +403,43 @@ func TestInProcessScenariosAreSkipped(t *testing.T) {
 	lines := decodeJSONLines(t, r.stdout)
 	if len(lines) != 2 || lines[0].Status != "skipped" || lines[0].Skip == "" || *lines[1].Skipped != 1 {
 		t.Errorf("-json lines %+v", lines)
+	}
+}
+
+// TestSidecarReorderIsNamed: two tools swapped in a pin's tools sidecar
+// fail as a sidecar line, and the report classifies the header's drift as
+// replay diff does: a reorder, naming the tool that moved.
+func TestSidecarReorderIsNamed(t *testing.T) {
+	fx, gd := copyBundled(t)
+	tools := filepath.Join(gd, "text-turn.tools.json")
+	b, err := os.ReadFile(tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Swap the text of the first two tools, at their own offsets.
+	var spans [][2]int
+	for _, e := range gjson.GetBytes(b, "initial").Array()[:2] {
+		spans = append(spans, [2]int{e.Index, e.Index + len(e.Raw)})
+	}
+	first, second := b[spans[0][0]:spans[0][1]], b[spans[1][0]:spans[1][1]]
+	swapped := slices.Concat(b[:spans[0][0]], second, b[spans[0][1]:spans[1][0]], first, b[spans[1][1]:])
+	if err := os.WriteFile(tools, swapped, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := replay(t, nil, false, "-fixtures", fx, "-golden", gd, "-shuffle", "0", "-run", "^text-turn$")
+	if r.code != exitMismatch || !strings.Contains(r.stdout, "[sidecar]") || !strings.Contains(r.stdout, "kinds: reorder; moved: ") {
+		t.Fatalf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = replay(t, nil, false, "-fixtures", fx, "-golden", gd, "-shuffle", "0", "-run", "^text-turn$", "-json")
+	var kinds, moved []string
+	for _, l := range decodeJSONLines(t, r.stdout) {
+		for _, f := range l.Failures {
+			if f.Check == "sidecar" {
+				kinds, moved = f.Kinds, f.Moved
+			}
+		}
+	}
+	if !slices.Equal(kinds, []string{"reorder"}) || len(moved) != 1 {
+		t.Errorf("-json kinds %q, moved %q", kinds, moved)
 	}
 }

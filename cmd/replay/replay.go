@@ -174,6 +174,12 @@ type failureReport struct {
 	CacheAt    *harness.CachePlace `json:"cacheAt,omitempty"`
 	CacheNote  string              `json:"cacheNote,omitempty"`
 	CacheLines []string            `json:"cacheLines,omitempty"`
+	// Kinds, Moved, Added and Removed classify a pinned fixture's first
+	// differing header as replay diff does.
+	Kinds   []string `json:"kinds,omitempty"`
+	Moved   []string `json:"moved,omitempty"`
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
 }
 
 // summaryReport is the last -json object.
@@ -313,6 +319,7 @@ func (p *printer) fixture(s *harness.Suite, res *harness.Result) {
 			if m := f.Mismatch; m != nil {
 				fr.Path, fr.Want, fr.Got = m.Path, m.Want, m.Got
 				fr.Cache, fr.CacheAt, fr.CacheNote, fr.CacheLines = m.Cost, m.CostAt, m.CostNote, m.Cache
+				fr.Kinds, fr.Moved, fr.Added, fr.Removed = m.Kinds, m.Moved, m.Added, m.Removed
 			}
 			r.Failures = append(r.Failures, fr)
 		}
