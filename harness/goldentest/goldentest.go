@@ -29,7 +29,8 @@ import (
 // With GOLDIE_UPDATE=1 (or goldie's -update flag) it records instead,
 // through [harness.Suite.Record], exactly as cmd/record does; it refuses to record
 // when the CI environment variable is set. HEADERGOLD_SEED sets the
-// permutation seed, to replay a failure.
+// permutation seed, to replay a failure. HEADERGOLD_LOG_DIR=DIR (see
+// [LogDirEnv]) writes each fixture's full log to DIR/NAME.jsonl.
 //
 // A module of your own can call it on its own directories:
 //
@@ -96,6 +97,9 @@ func Test(t *testing.T, opts harness.Options) {
 			for _, fail := range res.Failures {
 				t.Errorf("%s", fail)
 			}
+			if dir := os.Getenv(LogDirEnv); dir != "" && out != nil {
+				writeLog(t, dir, f.Name, out.Log)
+			}
 			if out != nil {
 				res.Failures = append(res.Failures, assertGolden(t, s, f, out)...)
 			}
@@ -110,6 +114,27 @@ func Test(t *testing.T, opts harness.Options) {
 				t.Log(advice)
 			}
 		})
+	}
+}
+
+// LogDirEnv names the environment variable that makes Test write each
+// fixture's full, untemplated log to DIR/NAME.jsonl, as record -o does for
+// one fixture: how a CI job keeps the logs of in-process agents, which
+// record cannot run, for replay diff against another host's. It writes
+// nothing in the golden directory, so it works with CI set.
+const LogDirEnv = "HEADERGOLD_LOG_DIR"
+
+// writeLog writes one full log into dir, atomically.
+func writeLog(t *testing.T, dir, name string, log []byte) {
+	t.Helper()
+	abs, err := filepath.Abs(filepath.Join(dir, name+".jsonl"))
+	if err == nil {
+		if err = os.MkdirAll(filepath.Dir(abs), 0o755); err == nil {
+			err = harness.WriteFiles([]harness.FileWrite{{Path: abs, Data: log}})
+		}
+	}
+	if err != nil {
+		t.Errorf("%s: %v", LogDirEnv, err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package goldentest
 
 import (
+	"bytes"
 	"flag"
 	"os"
 	"os/exec"
@@ -125,4 +126,39 @@ func layout(t *testing.T, names ...string) harness.Options {
 		t.Fatalf("record: %v %v", err, failed)
 	}
 	return opts
+}
+
+// TestLogDirWritesFullLogs: with HEADERGOLD_LOG_DIR, every fixture's full
+// log is written beside the test run, byte for byte the log a check of it
+// gives, and nothing in the golden directory changes.
+func TestLogDirWritesFullLogs(t *testing.T) {
+	if dir := os.Getenv("HEADERGOLD_TEST_LOGDIR_CHILD"); dir != "" {
+		Test(t, harness.Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Shuffle: -1})
+		return
+	}
+	opts := layout(t, "one", "two")
+	logs := filepath.Join(t.TempDir(), "logs")
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestLogDirWritesFullLogs$")
+	cmd.Env = append(os.Environ(), "HEADERGOLD_TEST_LOGDIR_CHILD="+filepath.Dir(opts.Fixtures), LogDirEnv+"="+logs, "GOLDIE_UPDATE=", "CI=true")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the child failed: %v\n%s", err, out)
+	}
+	s, err := harness.Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"one", "two"} {
+		out, res := s.Check(s.Fixture(name))
+		if !res.Passed() {
+			t.Fatal(res.Failures)
+		}
+		got, err := os.ReadFile(filepath.Join(logs, name+".jsonl"))
+		if err != nil || !bytes.Equal(got, out.Log) {
+			t.Errorf("%s.jsonl: %v; equal to the check's log: %v", name, err, bytes.Equal(got, out.Log))
+		}
+	}
+	entries, _ := os.ReadDir(opts.Golden)
+	if len(entries) != 2 {
+		t.Errorf("golden directory holds %d files", len(entries))
+	}
 }
