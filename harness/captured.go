@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/headergold/headergold/internal/canon"
@@ -107,6 +109,22 @@ var (
 	referenceMembers = []string{"extends", "config", "sections", "plugins", "listeners", "turns"}
 	capturedMembers  = []string{"runs", "redact", "replies"}
 )
+
+// capturedFields lists the top-level members a captured scenario may
+// have: the fixture's, less the reference agent's.
+func capturedFields() string {
+	var names []string
+	for k := range fixtureShape.fields {
+		if !slices.Contains(referenceMembers, k) {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+// isTopLevel reports whether a display path names a top-level member.
+func isTopLevel(path string) bool { return path != "" && !strings.ContainsAny(path, ".[") }
 
 // validateCaptured checks the members of a captured scenario, or that a
 // reference fixture has none of them.

@@ -187,6 +187,7 @@ func TestCapturedValidation(t *testing.T) {
 		"arguments not an object": {`{"description": "d", "agent": {}, "replies": [{"toolCalls": [{"id": "c", "name": "a", "arguments": [1]}]}]}`,
 			`replies[0].toolCalls[0].arguments: arguments must be a JSON object`},
 		"empty reply":           {`{"description": "d", "agent": {}, "replies": [{}]}`, `replies[0]: a reply needs text, toolCalls or both`},
+		"typo at the top":       {`{"description": "d", "agent": {}, "replys": [{"text": "a"}]}`, `replys: unknown field "replys" (known in a captured scenario: agent, description, pin, redact, replies, runs)`},
 		"unknown agent member":  {`{"description": "d", "agent": {"cmd": ["x"]}, "replies": [{"text": "a"}]}`, `x.json:1:32: agent.cmd: unknown field "cmd"`},
 		"bad timeout":           {`{"description": "d", "agent": {"timeout": "soon"}, "replies": [{"text": "a"}]}`, `duration "soon"`},
 		"rule without with":     {`{"description": "d", "agent": {}, "redact": [{"path": "config.x"}], "replies": [{"text": "a"}]}`, `redact[0]: a rule needs "with"`},

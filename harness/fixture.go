@@ -232,7 +232,13 @@ func decodeFixture(file string, raw []byte) (*Fixture, error) {
 			return nil, &FixtureError{File: file, Line: line, Column: col, Msg: "JSON syntax error: " + err.msg}
 		}
 		line, col := canon.Position(raw, err.offset)
-		return nil, &FixtureError{File: file, Line: line, Column: col, Path: err.path, Msg: err.msg}
+		msg := err.msg
+		if isTopLevel(err.path) && strings.HasPrefix(msg, "unknown field") && gjson.GetBytes(raw, "agent").Exists() {
+			// The walker read the key before it could know the fixture
+			// is a captured scenario; list only what one may hold.
+			msg = fmt.Sprintf("unknown field %q (known in a captured scenario: %s)", err.path, capturedFields())
+		}
+		return nil, &FixtureError{File: file, Line: line, Column: col, Path: err.path, Msg: msg}
 	}
 	f := &Fixture{File: file, raw: raw}
 	presize(f, counts)
