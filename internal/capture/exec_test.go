@@ -113,7 +113,31 @@ func TestRunMissingProgram(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "headergold-no-such-program") {
 		t.Errorf("Run = %v", err)
 	}
+	var ee *ExecError
+	if !errors.As(err, &ee) || !ee.NotStarted {
+		t.Errorf("a program that is not there is not NotStarted: %#v", err)
+	}
+	err = Run(context.Background(), Command{Argv: []string{"sh", "-c", "exit 3"}})
+	if !errors.As(err, &ee) || ee.NotStarted {
+		t.Errorf("an agent that ran and exited 3 is NotStarted: %#v", err)
+	}
 	if err := Run(context.Background(), Command{}); err == nil {
 		t.Error("empty argv accepted")
+	}
+}
+
+func TestQuoteArgv(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"go", "run", "./cmd/agent", "-prompt=x"}, "go run ./cmd/agent -prompt=x"},
+		{[]string{"sh", "-c", "sleep 30 & sleep 30"}, "sh -c 'sleep 30 & sleep 30'"},
+		{[]string{"echo", "it's", ""}, `echo 'it'\''s' ''`},
+		{[]string{"node", "agent.mjs", "--prompt", "Weather in Oslo?"}, "node agent.mjs --prompt 'Weather in Oslo?'"},
+	} {
+		if got := QuoteArgv(c.argv); got != c.want {
+			t.Errorf("QuoteArgv(%q) = %s, want %s", c.argv, got, c.want)
+		}
 	}
 }
