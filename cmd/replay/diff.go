@@ -15,35 +15,53 @@ import (
 const diffUsage = `usage: replay diff [-format F] [-json] [-redact RULE]... [-model M] A B
 
 Compare the request headers (config, system prompt, tools) of two session
-logs, or of two JSON Lines files of raw provider request bodies, pair them in
-order and report the first header that differs: its index (from 1), the path
-of the first difference, every kind of difference in it (reorder, added,
-removed, content, encoding), the likely cause, what the difference costs in
-prompt caching, and how many later headers differ. A or B may be "-" for
-standard input.
+logs, or of two JSON Lines files of raw provider request bodies. Requests are
+paired in order (request 1 with request 1, ...), each with the header it was
+sent under: a body is its own header; in a session log a step's request (or a
+captured request) is sent under the last request/header event before it, so a
+header change logged one step later on one host is found at the step where
+the headers first differ, and a header event on one side only that changes
+nothing (a resume) is no drift. The report gives the first request whose
+headers differ: its number, the index (from 1) of each side's header event,
+each side's turn and step (or captured request) and lines, the path of the
+first difference, every kind of difference in it (reorder, added, removed,
+content, encoding), the likely cause, what the difference costs in prompt
+caching, and how many later requests differ. Inputs with different numbers of
+requests are drift even when the requests they share agree ("A has 5
+requests, B has 4; the 4 they share have the same headers"). Every line of
+both inputs must be a valid event (session log) or request body of a known
+format. A or B may be "-" for standard input.
 
 The cost: the provider caches the prefix of a request in its own render order
 (Anthropic: tools, system, messages). B's request is taken as the one sent
 after A's: its tokens before the first differing byte in that order are kept,
 the rest (the conversation too, where the input holds it) are written to the
-cache again. Tokens are o200k_base counts of the JSON bytes, an estimate for
-every model but OpenAI's; the rates come from one dated table with a source
-per row. A model the table does not know is "no rate for model X", never a
-guess.
+cache again. A config of another value is taken to lose the whole prefix; a
+config that differs only in encoding (key order, number spelling) loses
+nothing, since the provider parses the body. Tokens are o200k_base counts of
+the JSON bytes, an estimate for every model but OpenAI's; the rates come from
+one dated table with a source per row. A model the table does not know is
+"no rate for model X", never a guess.
 
 Flags:
   -format F
         auto (default), log, anthropic, openai-chat, openai-responses or gemini;
-        auto tells logs from bodies per file and the wire format per body
+        auto tells logs from bodies per file and the wire format per body (a
+        body that could be Anthropic or OpenAI Chat is read as its file's
+        earlier bodies were, else as the other file's paired request)
   -json
-        print {"identical", "first": {"index", "path", "kinds", ...}, "laterDiffering",
-        "headers", "notCompared", "cache", "cacheAt", "cacheNote", "unusedRedactions"};
-        notCompared lists the members a templated log holds as placeholders,
-        which were compared on neither side; cache is {"provider", "order",
-        "headerTokens", "keptTokens", "lostTokens", "tokenizer", "estimate",
-        "minCacheable", "belowMinimum", "writeMultiplier", "readMultiplier",
-        "extraInputTokens", "ratesAsOf", "source"}, or null with the reason in
-        cacheNote
+        print {"identical", "first": {"index", "request", "path", "kinds", "a", "b", ...},
+        "laterDiffering", "headers", "requests", "countNote", "notCompared", "cache",
+        "cacheAt", "cacheNote", "unusedRedactions"}; first.index is A's header
+        event (or body) index, first.request the request number, and "a"/"b"
+        hold each side's "header", "line", "requestLine", "turn", "step"
+        ("request" for a captured log); countNote says when the inputs hold
+        different numbers of requests; notCompared lists the members a
+        templated log holds as placeholders, which were compared on neither
+        side; cache is {"provider", "order", "headerTokens", "keptTokens",
+        "lostTokens", "tokenizer", "estimate", "minCacheable", "belowMinimum",
+        "writeMultiplier", "readMultiplier", "extraInputTokens", "ratesAsOf",
+        "source"}, or null with the reason in cacheNote
   -model M
         price the drift as a request to model M instead of the header's
         config.model (Gemini bodies name their model only in the URL)
@@ -69,8 +87,10 @@ Examples:
   # Gemini bodies priced as gemini-2.5-flash, B from standard input
   replay diff -format gemini -model gemini-2.5-flash -json ci-bodies.jsonl - < laptop-bodies.jsonl
 
-Exit status: 0 identical, 1 drift, 2 usage error, 125 unreadable or invalid
-input, or nothing to compare (no header in either input).
+Exit status: 0 identical, 1 drift (headers or numbers of requests), 2 usage
+error, 125 unreadable or invalid input (a line that is not a valid event or
+request body, with file:line:column), or nothing to compare (no request in
+either input).
 `
 
 // diffCommand words replay diff's usage errors; -h prints diffUsage.

@@ -20,6 +20,7 @@ type diffJSON struct {
 	Cache     json.RawMessage `json:"cache"`
 	CacheAt   *cost.Place     `json:"cacheAt"`
 	CacheNote string          `json:"cacheNote"`
+	CountNote string          `json:"countNote"`
 	Unused    []string        `json:"unusedRedactions"`
 	cache     *cost.Cache
 }
@@ -212,9 +213,11 @@ func TestDiffCostNotPriced(t *testing.T) {
 	if string(r.Cache) != "null" || !strings.Contains(r.CacheNote, "system and tools are templated in A and B") {
 		t.Fatalf("templated: cache %s, note %q", r.Cache, r.CacheNote)
 	}
+	// A request on one side only is no header difference: nothing to
+	// price, and the count says why the inputs are not identical.
 	r = diffCost(t, unknown, unknown+unknown, exitMismatch)
-	if string(r.Cache) != "null" || !strings.Contains(r.CacheNote, "header 2 is only in B") {
-		t.Fatalf("one side only: cache %s, note %q", r.Cache, r.CacheNote)
+	if string(r.Cache) != "null" || r.CacheNote != "" || r.CountNote != "A has 1 request, B has 2; the 1 they share has the same headers" {
+		t.Fatalf("one side only: cache %s, note %q, count %q", r.Cache, r.CacheNote, r.CountNote)
 	}
 	r = diffCost(t, unknown, unknown, exitOK)
 	if string(r.Cache) != "null" || r.CacheNote != "" {
@@ -245,7 +248,7 @@ func TestDiffCostLogs(t *testing.T) {
 	}
 	dir := t.TempDir()
 	out := replay(t, nil, false, "diff", writeInput(t, dir, "a", captured("Be brief.", "hi")), writeInput(t, dir, "b", captured("Be terse.", "hi")))
-	if out.code != exitMismatch || !strings.Contains(out.stdout, "line 1 (log of anthropic requests, initial at request 1), data.header.system at byte") {
+	if out.code != exitMismatch || !strings.Contains(out.stdout, "request 1 (line 2) under header 1 (line 1, log of anthropic requests, initial at request 1), data.header.system at byte") {
 		t.Fatalf("captured header not named by its request: exit %d\n%s", out.code, out.stdout)
 	}
 	// A one-hour breakpoint prices the writes at 2x.

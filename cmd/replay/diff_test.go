@@ -49,8 +49,8 @@ func TestDiffExitStatus(t *testing.T) {
 		code     int
 		out, err string
 	}{
-		{"identical", []string{a, same}, exitOK, "identical: 3 headers", ""},
-		{"drift", []string{a, b}, exitMismatch, "drift: header 2 differs at tools.0", ""},
+		{"identical", []string{a, same}, exitOK, "identical: 3 requests, each pair under the same headers (headers: A 3, B 3)\n", ""},
+		{"drift", []string{a, b}, exitMismatch, "drift: request 2 differs at tools.0\n", ""},
 		{"flags after files", []string{a, b, "-json"}, exitMismatch, `"identical": false`, ""},
 		{"forced format", []string{"-format", "log", a, same}, exitOK, "identical", ""},
 		{"invalid", []string{a, bad}, exitCannotRun, "", "bad.log:2:"},
@@ -164,7 +164,7 @@ func TestDiffEveryCase(t *testing.T) {
 		err  string
 	}{
 		{"description appended", short, in("long-desc.log", headerEvent(`{"config":{"model":"m"},"system":"Be brief.","tools":[`+strings.Replace(tool, "a file", "a file.", 1)+`]}`)),
-			exitMismatch, []string{"drift: header 1 differs at tools.0.description\n", `content: tool "read" field description (tools.0.description), first difference at character 11`, `    A: "Read a file"`, `    B: "Read a file."`}, ""},
+			exitMismatch, []string{"drift: request 1 differs at tools.0.description\n", `content: tool "read" field description (tools.0.description), first difference at character 11`, `    A: "Read a file"`, `    B: "Read a file."`}, ""},
 		{"system appended", short, in("long-sys.log", headerEvent(`{"config":{"model":"m"},"system":"Be brief. Cite files.","tools":[`+tool+`]}`)),
 			exitMismatch, []string{"differs at system\n", "first difference at character 9"}, ""},
 		{"system emptied", short, in("empty-sys.log", headerEvent(`{"config":{"model":"m"},"system":"","tools":[`+tool+`]}`)),
@@ -180,7 +180,7 @@ func TestDiffEveryCase(t *testing.T) {
 		{"no header events", in("events-a.log", `{"type":"turn/start","data":{"turn":1}}`+"\n"), in("events-b.log", `{"type":"turn/start","data":{"turn":1}}`+"\n"),
 			exitCannotRun, nil, "events-a.log and "},
 		{"templated against full", in("golden.log", headerEvent(`{"config":{"model":"m"},"system":"<<system>>","tools":"<<tools>>"}`)), short,
-			exitOK, []string{"identical: 1 headers\nnot compared: system, tools (templated in A)\n"}, ""},
+			exitOK, []string{"identical: 1 request, each pair under the same headers (headers: A 1, B 1)\nnot compared: system, tools (templated in A)\n"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := replay(t, nil, false, "diff", tc.a, tc.b)

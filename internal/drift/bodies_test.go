@@ -35,7 +35,11 @@ func TestBodyHeaderDocument(t *testing.T) {
 			"{\n  \"model\": \"m\",\n  \"system\": \"a b\",\n  \"messages\": []\n}",
 			`{"config":{"model":"m"},"system":"a b"}`},
 	} {
-		h, err := bodyHeader([]byte(tc.body), 1, FormatAuto, nil)
+		info, err := checkBody([]byte(tc.body), FormatAuto, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.f, err)
+		}
+		h, err := bodyHeader([]byte(tc.body), 1, info.format, nil)
 		if err != nil || string(h.doc) != tc.want || h.format != tc.f {
 			t.Errorf("%s: header %s (%s), %v\nwant %s", tc.f, h.doc, h.format, err, tc.want)
 		}

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 
 	"github.com/headergold/headergold/internal/redact"
+	"github.com/headergold/headergold/internal/wire"
+	"github.com/tidwall/gjson"
 )
 
 // Source is one input of [Compare].
@@ -37,11 +40,15 @@ type Options struct {
 	NoCost bool
 }
 
-// Compare reads the headers of a and b in order, pairs them by index and
-// reports the first pair that differs, how it differs and how many later
-// pairs differ. Byte-identical records are not parsed. It returns an
-// *InputError when an input cannot be read or a record it has to parse is
-// invalid.
+// Compare reads the requests of a and b in order, pairs them by position
+// (request 1 with request 1, …) and reports the first pair whose headers
+// differ, how they differ and how many later pairs differ. A request body
+// is its own header; a request of a session log is sent under the header
+// in force (see the package documentation). A pair is compared only when
+// the header of either side changed since the last pair compared, and
+// byte-identical headers are not parsed. Every record of both inputs is
+// validated; it returns an *InputError when an input cannot be read or a
+// record is not what the input holds.
 func Compare(a, b Source, opts Options) (*Result, error) {
 	if opts.Format != "" {
 		if _, err := ParseFormat(string(opts.Format)); err != nil {
@@ -55,89 +62,240 @@ func Compare(a, b Source, opts Options) (*Result, error) {
 	}
 	hits := make([]int, len(opts.Redact))
 	sa, sb := newSide(a, opts, hits), newSide(b, opts, hits)
+	sa.peer, sb.peer = sb, sa
+	sa.keepCapture, sb.keepCapture = !opts.NoCost, !opts.NoCost
 	res := &Result{NotCompared: []Hidden{}}
-	for index := 1; ; index++ {
-		errA, errB := sa.next(), sb.next()
-		if errA != nil && errA != io.EOF {
-			return nil, errA
-		}
-		if errB != nil && errB != io.EOF {
-			return nil, errB
-		}
-		endA, endB := errA == io.EOF, errB == io.EOF
-		if endA && endB {
-			break
-		}
-		if endA || endB {
-			more := sb
-			if endB {
-				more = sa
-			}
-			d := onlyOne(index, sa, sb, endA)
-			if err := more.drain(); err != nil {
-				return nil, err
-			}
-			d.Cause = fmt.Sprintf("the inputs hold different numbers of headers (A %d, B %d)", sa.count, sb.count)
-			if res.First == nil {
-				res.First = d
-				if !opts.NoCost {
-					in := "A"
-					if endA {
-						in = "B"
-					}
-					res.CacheNote = fmt.Sprintf("not priced: header %d is only in %s, so there is no request on the other side to compare its prefix with", index, in)
-				}
-			} else {
-				res.LaterDiffering++
-			}
-			res.LaterDiffering += more.count - index
-			break
-		}
-		// Byte-identical records are not parsed, except the first: it
-		// fixes what the inputs are, and an input that is neither a
-		// session log nor request bodies must not pass as identical.
-		if index > 1 && bytes.Equal(sa.src, sb.src) {
-			continue
-		}
-		ha, err := sa.header()
-		if err != nil {
+	c := comparison{res: res, a: sa, b: sb, opts: opts, lastA: -1, lastB: -1}
+	for {
+		if err := advance(sa, sb); err != nil {
 			return nil, err
 		}
-		hb, err := sb.header()
-		if err != nil {
+		if sa.eof || sb.eof {
+			break
+		}
+		sa.ready, sb.ready = false, false
+		if err := c.pair(); err != nil {
 			return nil, err
-		}
-		fa, fb := ha, hb // before any member is left out
-		if hidden := templated(ha, hb); len(hidden) > 0 {
-			ha, hb = ha.without(hidden), hb.without(hidden)
-			res.NotCompared = mergeHidden(res.NotCompared, hidden)
-		}
-		if bytes.Equal(ha.doc, hb.doc) {
-			continue
-		}
-		if res.First == nil {
-			res.First = describe(index, ha, hb, sa.name, sb.name)
-			if !opts.NoCost {
-				sa.pricing, sb.pricing = pricingOf(fa), pricingOf(fb)
-			}
-		} else {
-			res.LaterDiffering++
 		}
 	}
-	if sa.pricing != nil {
-		price(res, res.First, sa.pricing, sb.pricing, opts.Model)
+	// Requests on one side only: read (and validate) them to the end.
+	// Nothing there is priced, so long capture/request events are dropped.
+	sa.keepCapture, sb.keepCapture = false, false
+	for _, s := range []*side{sa, sb} {
+		for !s.eof {
+			s.ready = false
+			if err := s.step(); err != nil {
+				return nil, err
+			}
+		}
 	}
 	for i, n := range hits {
 		if n == 0 {
 			res.UnusedRedactions = append(res.UnusedRedactions, opts.Redact[i].String())
 		}
 	}
-	if sa.count == 0 && sb.count == 0 {
+	if sa.requests == 0 && sb.requests == 0 {
 		return nil, fmt.Errorf("%s and %s: %w", sa.name, sb.name, ErrNothingToCompare)
 	}
-	res.Headers = Counts{A: sa.count, B: sb.count}
-	res.Identical = res.First == nil
+	res.Headers = Counts{A: sa.count(), B: sb.count()}
+	res.Requests = Counts{A: sa.requests, B: sb.requests}
+	res.logs = sa.log == logYes || sb.log == logYes
+	if na, nb := sa.requests, sb.requests; na != nb {
+		res.CountNote = countNote(na, nb, res.First == nil)
+		if res.First != nil {
+			res.LaterDiffering += max(na, nb) - min(na, nb)
+		}
+	}
+	res.Identical = res.First == nil && res.CountNote == ""
 	return res, nil
+}
+
+// advance steps both inputs, in step while neither has a request ready
+// (so that two copies of a log are read line by line side by side, and a
+// line is validated once), until each has a request ready or is at its
+// end.
+func advance(sa, sb *side) error {
+	for !sa.ready && !sa.eof || !sb.ready && !sb.eof {
+		if !sa.ready && !sa.eof {
+			if err := sa.step(); err != nil {
+				return err
+			}
+		}
+		if !sb.ready && !sb.eof {
+			if err := sb.step(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// count is the number of headers an input holds: its header events, or
+// its bodies.
+func (s *side) count() int {
+	if s.log == logYes {
+		return s.headers
+	}
+	return s.requests
+}
+
+// countNote says that the inputs hold different numbers of requests.
+func countNote(na, nb int, sharedSame bool) string {
+	count := func(n int, noun bool) string {
+		switch {
+		case n == 0:
+			return "none"
+		case !noun:
+			return strconv.Itoa(n)
+		case n == 1:
+			return "1 request"
+		}
+		return fmt.Sprintf("%d requests", n)
+	}
+	note := fmt.Sprintf("A has %s, B has %s", count(na, true), count(nb, na == 0))
+	if shared := min(na, nb); sharedSame && shared == 1 {
+		note += "; the 1 they share has the same headers"
+	} else if sharedSame && shared > 1 {
+		note += fmt.Sprintf("; the %d they share have the same headers", shared)
+	}
+	return note
+}
+
+// comparison is the state of one Compare between pairs of requests.
+type comparison struct {
+	res  *Result
+	a, b *side
+	opts Options
+	// lastA and lastB are the header indices of the last pair compared,
+	// lastDiffers whether its headers differed: a pair under the same
+	// headers differs as that one did, without a comparison.
+	lastA, lastB int
+	lastDiffers  bool
+	compared     bool // a pair was compared (and parsed)
+}
+
+// pair compares the ready requests of both inputs.
+func (c *comparison) pair() error {
+	sa, sb, res := c.a, c.b, c.res
+	var fa, fb wire.Format
+	if sa.log == logNo || sb.log == logNo {
+		fa, fb = resolveFormats(sa, sb)
+	}
+	if sa.req.header == c.lastA && sb.req.header == c.lastB {
+		if c.lastDiffers {
+			res.LaterDiffering++
+		}
+		return nil
+	}
+	c.lastA, c.lastB, c.lastDiffers = sa.req.header, sb.req.header, false
+	res.compared++
+	// Byte-identical headers are not parsed, except the first pair's: it
+	// says what a templated log leaves out (NotCompared).
+	if c.compared && bytes.Equal(sa.record(), sb.record()) {
+		return nil
+	}
+	c.compared = true
+	ha, err := sa.header(fa)
+	if err != nil {
+		return err
+	}
+	hb, err := sb.header(fb)
+	if err != nil {
+		return err
+	}
+	fullA, fullB := ha, hb // before any member is left out
+	if hidden := templated(ha, hb); len(hidden) > 0 {
+		ha, hb = ha.without(hidden), hb.without(hidden)
+		res.NotCompared = mergeHidden(res.NotCompared, hidden)
+	}
+	if bytes.Equal(ha.doc, hb.doc) {
+		return nil
+	}
+	c.lastDiffers = true
+	if res.First != nil {
+		res.LaterDiffering++
+		return nil
+	}
+	d := describe(sa.req.header, ha, hb, sa.name, sb.name)
+	d.Request = sa.req.n
+	sa.place(&d.A, fullA)
+	sb.place(&d.B, fullB)
+	res.First = d
+	sa.keepCapture, sb.keepCapture = false, false
+	if !c.opts.NoCost {
+		price(res, d, sa.pricingOf(fullA), sb.pricingOf(fullB), c.opts.Model)
+	}
+	return nil
+}
+
+// resolveFormats returns the wire formats the current bodies are read in
+// (for an input of bodies; "" for a log). A body whose detection is sure
+// is read in its format (see body.detect); an ambiguous one in the format
+// its input's earlier bodies were read in, else in that of the other
+// input's paired record (its body's, or the format a captured log's
+// header in force names), else in the detection's fallback, OpenAI Chat.
+// With -format, every body is read in that format.
+func resolveFormats(sa, sb *side) (wire.Format, wire.Format) {
+	own := func(s *side) wire.Format {
+		switch {
+		case s.log != logNo:
+			return s.heldWireIfCaptured()
+		case s.curInfo.sure:
+			return s.curInfo.format
+		}
+		return s.established
+	}
+	fa, fb := own(sa), own(sb)
+	settle := func(s *side, f, other wire.Format) wire.Format {
+		if s.log != logNo {
+			return ""
+		}
+		if f == "" {
+			f = other
+		}
+		if f == "" {
+			return s.curInfo.format // the fallback; it establishes nothing
+		}
+		s.established = f
+		return f
+	}
+	return settle(sa, fa, fb), settle(sb, fb, fa)
+}
+
+// heldWireIfCaptured is the wire format a log's header in force names,
+// looked up only when the other input needs it to settle an ambiguous
+// body.
+func (s *side) heldWireIfCaptured() wire.Format {
+	other := s.peer
+	if other == nil || other.log != logNo || other.curInfo.sure || other.established != "" {
+		return ""
+	}
+	return s.heldWire()
+}
+
+// place fills in where the request of this input is and the header it
+// was sent under: its header index, the request's line, and its turn and
+// step (a reference-agent log) or its captured request number.
+func (s *side) place(sd *Side, h *header) {
+	r := s.req
+	sd.Header, sd.RequestLine = r.header, r.line
+	if s.log != logYes {
+		return
+	}
+	switch {
+	case r.implicit:
+		sd.Turn, sd.Step, sd.Request = h.turn, h.step, h.request
+	case r.capture:
+		sd.Request = r.n
+		if r.held {
+			var f [1]span
+			if fields(s.cur, s.curInfo.data.start, []string{"request"}, f[:]) && f[0].end > 0 {
+				sd.Request = int(gjson.ParseBytes(s.cur[f[0].start:f[0].end]).Int())
+			}
+		}
+	default:
+		sd.Turn, sd.Step = r.turn, r.step
+	}
 }
 
 // ErrNothingToCompare is the error (wrapped) of [Compare] when neither
@@ -161,32 +319,4 @@ func mergeHidden(have, add []Hidden) []Hidden {
 		slices.Sort(have[i].In)
 	}
 	return have
-}
-
-// onlyOne describes a header that exists in one input only.
-func onlyOne(index int, sa, sb *side, endA bool) *Difference {
-	d := &Difference{
-		Index: index,
-		A:     Side{File: sa.name, Offset: -1},
-		B:     Side{File: sb.name, Offset: -1},
-		Diffs: []Diff{},
-	}
-	if sa.log == logYes {
-		d.A.Format = FormatLog
-	}
-	if sb.log == logYes {
-		d.B.Format = FormatLog
-	}
-	if endA {
-		d.Kinds = []Kind{Added}
-		d.B.Line = sb.line
-		d.Diffs = append(d.Diffs, Diff{Kind: Added, OffsetA: -1, OffsetB: 0})
-		d.B.Offset = 0
-	} else {
-		d.Kinds = []Kind{Removed}
-		d.A.Line = sa.line
-		d.Diffs = append(d.Diffs, Diff{Kind: Removed, OffsetA: 0, OffsetB: -1})
-		d.A.Offset = 0
-	}
-	return d
 }

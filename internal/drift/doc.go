@@ -1,28 +1,61 @@
 // Package drift bisects request-header drift between two hosts: it reads
 // two session logs, or two JSON Lines files of raw provider request bodies,
-// pairs their headers in order and reports the first header that differs,
-// the path of the first difference and every kind of difference in it.
+// pairs their requests in order and reports the first pair sent under
+// headers that differ, the path of the first difference and every kind of
+// difference in it.
 //
 // # Inputs
 //
-// A session log (templated or full) contributes one header per
-// request/header event: the event's data.header object, compared as
-// written. A templated (golden) log holds "<<system>>" and "<<tools>>" in
-// place of the system text and tools; where either side does, that member
-// is left out of the comparison on both sides, so a full log compares with
-// a golden one on what the golden one shows, and [Result].NotCompared
-// lists what was left out (so "identical" never hides it). Other events
-// are skipped. Inputs that hold no header at all, on either side, are an
-// error ([ErrNothingToCompare]): two empty inputs are not identical.
+// What is compared is the header each request was sent under. Requests
+// are paired by position, request 1 of A with request 1 of B, and so on;
+// the first pair whose headers differ is reported ([Result].First), with
+// [Difference].Request its number, [Difference].Index the index of A's
+// header among A's header events (B's is [Side].Header), and each side's
+// request and header located (turn and step or captured request, line).
+// A pair is compared only when the header of either side changed since
+// the last pair compared, so the work grows with the header events, not
+// with the steps. Inputs with different numbers of requests are never
+// identical: when every pair they share has the same headers,
+// [Result].First is nil and [Result].CountNote says so ("A has 5
+// requests, B has 4; the 4 they share have the same headers").
 //
-// A file of request bodies contributes one header per body. Bodies are read
-// one per line, or, when the file's first line opens a JSON value without
-// closing it, one per complete (for example pretty-printed) value. The wire
-// format is detected per body ([wire.Detect]; see [Format]) and the header
-// is the one package wire defines, [wire.Split]'s header document
-// {"config":…,"system":…,"tools":…}, exactly the header a captured log
-// holds for that body, so a captured log compares with the bodies it
-// captured. Each part is the body's own member, verbatim:
+// A session log (templated or full) holds its headers in request/header
+// events, data.header compared as written, and its requests are placed
+// around them:
+//
+//   - a reference-agent log (SPEC §2): each step/start opens a request,
+//     dispatched under the header in force (the last request/header event
+//     read) at the step's first event that is not a request/header (its
+//     assistant/message, or its step/end when the adapter failed), or at
+//     the next step/start or the end of input (a truncated log);
+//   - a captured log (package capture): each capture/request event is a
+//     request, dispatched under the header in force;
+//   - a request/header event that no request is dispatched under before
+//     the next header event or the end of input (a log of header events
+//     only) stands for one request of its own.
+//
+// So a header change logged at step 2 on one host and at step 3 on the
+// other is found at request 2, and a header event on one side only that
+// changes nothing (a resume on another host, say) is no difference. A
+// request dispatched with no header event before it is invalid input.
+//
+// A templated (golden) log holds "<<system>>" and "<<tools>>" in place of
+// the system text and tools; where either side does, that member is left
+// out of the comparison on both sides, so a full log compares with a
+// golden one on what the golden one shows, and [Result].NotCompared lists
+// what was left out (so "identical" never hides it). Inputs that hold no
+// request at all, on either side, are an error ([ErrNothingToCompare]):
+// two empty inputs are not identical.
+//
+// A file of request bodies holds one request per body, which is its own
+// header. Bodies are read one per line, or, when the file's first line
+// opens a JSON value without closing it, one per complete (for example
+// pretty-printed) value. The wire format is detected per body (see
+// Formats below) and the header is the one package wire defines,
+// [wire.Split]'s header document {"config":…,"system":…,"tools":…},
+// exactly the header a captured log holds for that body, so a captured
+// log compares with the bodies it captured. Each part is the body's own
+// member, verbatim:
 //
 //	config  every top-level member except those below, in body order
 //	        (model, max_tokens, temperature, tool_choice, generationConfig, …)
@@ -36,10 +69,36 @@
 // Left out: the conversation (messages after the leading system ones,
 // input, contents, previous_response_id, conversation) and the transport
 // flags stream and stream_options. Messages therefore never count as
-// drift. A body that wire.Split refuses (a top-level member written twice,
-// two system members) is invalid input, where it is. Whether a file is a
-// session log is decided by its first record (an object with "type" and
-// "data" members); -format forces one reading for every record.
+// drift. Whether a file is a session log is decided by its first record
+// (an object with "type" and "data" members); -format forces one reading
+// for every record.
+//
+// Every record of both inputs is validated as what it must be, whether
+// it is compared or not, the records after the last pair included: in a
+// session log, a JSON object {"type": string, "data": object, …}; in a
+// file of bodies, a JSON object of a known wire format that wire.Split
+// accepts (no top-level member twice, one system member). Blank lines
+// are skipped. Anything else is an *[InputError] at its file, line and
+// column (replay diff exits 125).
+//
+// # Formats
+//
+// The wire format of a body is detected per body by [wire.Detect]. Its
+// fallback, OpenAI Chat for a body with messages and no mark of
+// Anthropic, is not taken as sure: an Anthropic body without a system
+// prompt whose tools are server tools has no such mark. A body read as
+// OpenAI Chat is sure only with a mark of Chat Completions (a system or
+// developer message, a tool with a function or custom member, a member
+// only Chat takes, such as max_completion_tokens or response_format); one
+// with a mark of Anthropic instead (a tool with a top-level name,
+// stop_sequences, top_k, thinking) is Anthropic. A body that has neither
+// is read in the format the earlier bodies of its input were read in,
+// else in that of the other input's paired record (its body's, or the
+// wire format a captured log's header in force names), else as OpenAI
+// Chat. So two inputs whose bodies are all ambiguous read alike, and an
+// ambiguous body beside a sure one is read in the sure one's format
+// instead of being reported as in "different formats". With -format
+// (Options.Format), every body is read in that format.
 //
 // # Paths
 //
@@ -74,13 +133,18 @@
 // Tools are matched by name (the name member, function.name, or the type
 // of a built-in tool; for Gemini, across the function declarations of all
 // tools entries, flattened, and the built-in tools beside them, while
-// paths keep the nesting). A tool present on one side only is [Added] or
+// paths keep the nesting). Tools that share a name are matched by value
+// first (equal canonical bytes, key order ignored), then the rest in
+// order, so two same-named tools that swap places are a [Reorder] and
+// removing one of them removes that one ([ToolLists] gives positions as
+// well as names). A tool present on one side only is [Added] or
 // [Removed]; matched tools in another relative order are a [Reorder];
 // matched tools whose JSON values differ, and any difference of system text
 // or config, are [Content]; equal JSON values written with other bytes
 // (string escapes, object key order, whitespace, number spelling) are
-// [Encoding]. A header present on one side only is reported as Added (only
-// in B) or Removed (only in A) with the empty path.
+// [Encoding]. Numbers are compared as JSON.parse reads them: 1.0 and 1
+// are one value, and so are two numbers too large for a double of the
+// same sign (Infinity), while 1e400 and -1e400 are not.
 //
 // # Redaction
 //
@@ -97,32 +161,43 @@
 //
 // # Cost
 //
-// The first differing header is priced (SPEC §7, package cost): in the
+// The first differing pair is priced (SPEC §7, package cost): in the
 // render order of the provider serving B's model, the first byte at which
 // B's tools, system or conversation differ from A's is the end of the
-// prefix that stays cached; a config difference loses everything. B's
-// request is the one sent next, so its segments are counted: the
-// conversation too, when the input holds it (a request body's, or a
-// captured log's capture/request event for the header's request; a
-// reference-agent log holds none). The model is config.model (the
+// prefix that stays cached; a config of another value loses everything.
+// A config that differs only in encoding (key order, number spelling,
+// escapes) is read alike by a provider, which parses the body: it loses
+// nothing by itself, and the note says so. B's request is the one sent
+// next, so its segments are counted: the conversation too, when the input
+// holds it (a request body's, or a captured request's capture/request
+// event; a reference-agent log holds none). The model is config.model (the
 // request path's for captured Gemini requests) unless [Options].Model is
 // set. A reference-agent log names no wire format: its header is priced
 // under the row of its model, and [Result].CacheNote says the provider was
-// assumed. A model the rate table does not know, a templated header, or a
-// header on one side only are not priced: Result.Cache is nil and
-// CacheNote says why ("no rate for model …").
+// assumed. A model the rate table does not know or a templated header
+// are not priced: Result.Cache is nil and CacheNote says why ("no rate
+// for model …"). Requests on one side only are counted
+// ([Result].CountNote), not priced.
 //
 // # Streaming
 //
-// Inputs are read one record at a time and only the current pair of
-// records is held, so memory stays bounded by the longest header record,
-// whatever the size of the inputs. Records that are byte-identical take a
-// fast path and are not parsed. In session logs, events written in the
-// canonical layout ({"type":"…","data":{…}}) are classified from their
-// first bytes; only request/header events are parsed, and only when they
-// differ, and other events longer than the read buffer are dropped as they
-// are read instead of being gathered. Only the first differing header is
-// walked in detail; later ones are compared as bytes.
+// Inputs are read one record at a time; what is held is the current
+// record of each input and, of a session log, a copy of the header event
+// in force, so memory stays bounded by the longest record held, whatever
+// the size of the inputs. While neither input has a request ready, both
+// are read a record at a time side by side, and a record byte-identical
+// to the one the other input read last is validated once, not twice.
+// Headers that are byte-identical are not parsed (the first pair's
+// excepted, which says what a templated log leaves out); a header event
+// is parsed once, however many pairs it is compared in. In session logs,
+// events other than request/header and capture/request that are longer
+// than the read buffer and written in the canonical layout
+// ({"type":"…","data":{…}}) are classified from their first bytes and
+// validated chunk by chunk as they are read, instead of being gathered;
+// capture/request events are gathered until the first difference is
+// found (its request's conversation is priced), dropped after. Only the
+// first differing pair is walked in detail; later ones are compared as
+// bytes.
 //
 // # Limits
 //
@@ -138,7 +213,9 @@
 //     value spread over lines) may be longer. It is refused as soon as it
 //     is seen to be longer, before the rest is read. [Options].MaxRecordSize
 //     lowers the limit. Events of a session log that are dropped as they
-//     are read (see Streaming) are never held and not limited.
+//     are read (see Streaming) are never held and not limited (but
+//     validated, nested at most MaxDepth deep); capture/request events
+//     are held, and limited, until the first difference is found.
 //
 // [CheckRecord] and [CheckLines] hold a record to both limits with the
 // same errors; the harness calls them on a golden file before parsing
@@ -147,12 +224,17 @@
 //
 // # Known limitations
 //
-//   - Byte-identical records after the first are not parsed, so invalid
-//     JSON written identically on both sides is not reported; other events of a session
-//     log in the canonical layout are only checked for their frame (the
-//     prefix above and a final "}}").
-//   - Headers are paired by index: a header event present on one side only
-//     (a resume on another host, say) shifts every later pair.
+//   - Requests are paired by position: a request present on one side only
+//     (a retried step, an extra turn) pairs every later request of that
+//     side with the next one of the other, so what follows it is compared
+//     one request off; CountNote and LaterDiffering show it.
+//   - A long event dropped as it is read (see Streaming) is classified by
+//     its canonical first bytes: a later duplicate "type" or "data"
+//     member is not seen (it is still validated as JSON).
+//   - Validation is canon.ScanObject's: JSON syntax, escapes and control
+//     characters, not the UTF-8 of string text.
+//   - A request/header event logged after a step's assistant/message (the
+//     reference agent logs none there) is in force from the next request.
 //   - Of a request body, only the parts listed above are compared: the
 //     order and spacing of its top-level members outside config are not.
 //     A pretty-printed body is compared without the whitespace between
@@ -172,8 +254,6 @@
 //     whose own layout (the bytes between its members) differs, at the
 //     first such place in it; a key spelled with other escapes is reported
 //     as escaping at the member's path.
-//   - A session-log event in the canonical layout is classified by its
-//     first member; a later duplicate "type" member is not seen.
 //   - The walk of the first differing header reads each nested value
 //     with gjson, so a header nested close to MaxDepth costs time in
 //     proportion to its depth times its size (about 0.3 s for a 20 kB

@@ -27,7 +27,7 @@ func ExampleCompare() {
 	res.WriteText(os.Stdout)
 	// Output:
 	// false 1 tools.0 [reorder]
-	// drift: header 1 differs at tools.0
+	// drift: request 1 differs at tools.0
 	//   kinds: reorder
 	//   A: ci.jsonl line 1 (anthropic), tools.0 at byte 103
 	//   B: laptop.jsonl line 1 (anthropic), tools.0 at byte 106
@@ -40,5 +40,5 @@ func ExampleCompare() {
 	//     next request: 42.55 extra input-token equivalents (37 lost × (1.25 write − 0.1 read))
 	//     minimum cacheable prefix 1024 tokens: the whole request (about 41) is below it, so the provider caches none of it, drift or not
 	//     tokens: o200k_base (an estimate: not the model's own tokenizer); rates as of 2026-10-01, https://platform.claude.com/docs/en/build-with-claude/prompt-caching#cache-limitations
-	// later headers differing: 0 (headers: A 1, B 1)
+	// later requests differing: 0 (requests: A 1, B 1)
 }

@@ -262,28 +262,20 @@ func rawKeyIs(key []byte, name string) bool {
 	return text == name
 }
 
-// bodyHeader reads the header of a request body in format f (FormatAuto
-// detects it): the header document of [wire.Split], so that a body's
-// header is exactly the header a captured log holds for it, each part the
-// body's own member, verbatim. Offsets in the document are mapped back to
-// the record, through the whitespace Split removes from a pretty-printed
-// body.
-func bodyHeader(src []byte, line int, f Format, redactBody func([]byte, wire.Format) []byte) (*header, error) {
-	wf := wire.Format(f)
-	if f == FormatAuto || f == FormatLog {
-		var err error
-		if wf, err = wire.Detect(src); err != nil {
-			return nil, fmt.Errorf("%w; use -format", err)
-		}
-	}
+// bodyHeader reads the header of a request body in wire format f: the
+// header document of [wire.Split], so that a body's header is exactly the
+// header a captured log holds for it, each part the body's own member,
+// verbatim. Offsets in the document are mapped back to the record,
+// through the whitespace Split removes from a pretty-printed body.
+func bodyHeader(src []byte, line int, f wire.Format, redactBody func([]byte, wire.Format) []byte) (*header, error) {
 	if redactBody != nil {
-		src = redactBody(src, wf)
+		src = redactBody(src, f)
 	}
-	p, err := wire.Split(src, wf)
+	p, err := wire.SplitShared(src, f)
 	if err != nil {
 		return nil, err
 	}
-	h := &header{format: Format(wf), wire: wf, line: line, src: src, doc: p.Header(), rest: p.Rest}
+	h := &header{format: Format(f), wire: f, line: line, src: src, doc: p.Header(), rest: p.Rest}
 	h.locate(p)
 	return h, nil
 }

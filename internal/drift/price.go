@@ -25,13 +25,21 @@ type pricing struct {
 	templated []string
 	// conv is the conversation of the request, convKnown whether the
 	// input holds it: a request body does, a captured log in the
-	// capture/request event after the header, a reference log never.
+	// request's capture/request event, a reference log never.
 	conv      []byte
 	convKnown bool
-	// request is the captured request whose capture/request event is
-	// still to be read for conv (0 when none is awaited).
-	request int
-	path    string // the request path of a captured request (Gemini names its model there)
+	path      string // the request path of a captured request (Gemini names its model there)
+}
+
+// pricingOf is pricingOf(h) for the current request of this input, h
+// the header it was sent under: a captured request's conversation is read
+// from its capture/request event, the current record.
+func (s *side) pricingOf(h *header) *pricing {
+	p := pricingOf(h)
+	if s.log == logYes && s.req.capture && s.req.held {
+		p.captured(s.cur, s.curInfo.data)
+	}
+	return p
 }
 
 // pricingOf copies from h, before any member is left out of it, what
@@ -57,11 +65,8 @@ func pricingOf(h *header) *pricing {
 			p.tools = []byte(v.Raw)
 		}
 	}
-	switch {
-	case h.format != FormatLog:
+	if h.format != FormatLog {
 		p.conv, p.convKnown = conversation(gjson.ParseBytes(h.rest), h.wire), true
-	case h.wire != "" && h.request > 0:
-		p.request = h.request
 	}
 	return p
 }
@@ -115,26 +120,17 @@ func conversation(rest gjson.Result, f wire.Format) []byte {
 	return out
 }
 
-// captured reads the conversation of the awaited request from a
-// capture/request event; it reports whether src was that event. An event
-// it cannot read leaves the conversation unknown: the comparison does not
-// depend on it.
-func (p *pricing) captured(src []byte) bool {
-	if validate(src) != nil {
-		return false
-	}
-	data := lookup(gjson.ParseBytes(src), "data")
-	if lookup(data, "request").Int() != int64(p.request) {
-		return false
-	}
-	f := wire.Format(lookup(data, "format").String())
+// captured reads the conversation of a captured request from its
+// capture/request event src, a validated record whose data member is at
+// data.
+func (p *pricing) captured(src []byte, data span) {
+	d := gjson.ParseBytes(src[data.start:data.end])
+	f := wire.Format(lookup(d, "format").String())
 	if f == "" {
 		f = p.wire
 	}
-	p.conv, p.convKnown = conversation(lookup(data, "body"), f), true
-	p.path = lookup(data, "path").String()
-	p.request = 0
-	return true
+	p.conv, p.convKnown = conversation(lookup(d, "body"), f), true
+	p.path = lookup(d, "path").String()
 }
 
 // geminiModel returns the model a Gemini request path names:
@@ -221,8 +217,12 @@ func price(res *Result, d *Difference, a, b *pricing, model string) {
 			old.Messages = []byte{}
 		}
 	}
-	configChanged := d.Path == "config" || strings.HasPrefix(d.Path, "config.")
-	c, at, err := cost.EstimateDrift(old, next, configChanged)
+	// A provider parses the body: a config written with other bytes but
+	// the same value (key order, number spelling) is no other prompt, and
+	// loses nothing. Only a config of another value is taken to
+	// invalidate the whole prefix.
+	configEncoding := !d.configContent && (d.Path == "config" || strings.HasPrefix(d.Path, "config."))
+	c, at, err := cost.EstimateDrift(old, next, d.configContent)
 	if err != nil {
 		fail("not priced: %v", err)
 		return
@@ -235,7 +235,15 @@ func price(res *Result, d *Difference, a, b *pricing, model string) {
 	if next.TTL == "1h" {
 		note("a cache_control breakpoint asks for 1h: every lost token is priced as a 1-hour write")
 	}
-	if onlyEncoding(d.Kinds) {
+	switch {
+	case configEncoding && c.LostTokens == 0:
+		note("the config differs only in its encoding (%s): a provider parses the body, so the rendered prompt is the same and its cached prefix is kept", encodingNotes(d, "config"))
+	case configEncoding:
+		note("the config differs only in its encoding (%s), which a provider that parses the body does not see; the figures are for the first difference after it", encodingNotes(d, "config"))
+		if onlyEncoding(d.Kinds) {
+			note("that one is only of encoding too: this is what a byte-prefix cache would lose")
+		}
+	case onlyEncoding(d.Kinds):
 		note("only the encoding differs: a provider that parses the body renders both sides alike, so this is what a byte-prefix cache would lose")
 	}
 	res.CacheNote = strings.Join(notes, "; ")
@@ -275,6 +283,21 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// encodingNotes lists the notes of d's encoding differences under the
+// header member member ("key order, number spelling").
+func encodingNotes(d *Difference, member string) string {
+	var notes []string
+	for _, x := range d.Diffs {
+		if x.Kind == Encoding && (x.Path == member || strings.HasPrefix(x.Path, member+".")) && x.Note != "" && !contains(notes, x.Note) {
+			notes = append(notes, x.Note)
+		}
+	}
+	if len(notes) == 0 {
+		return "encoding"
+	}
+	return strings.Join(notes, ", ")
 }
 
 func onlyEncoding(kinds []Kind) bool {

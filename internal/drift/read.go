@@ -60,7 +60,8 @@ type recordReader struct {
 	skip    func(head []byte) bool
 	skipped bool
 	tail    [2 * tailSize]byte
-	limit   int // the longest record held, in bytes
+	sv      streamValidator // validates a dropped line
+	limit   int             // the longest record held, in bytes
 }
 
 // tailSize is how many bytes of a dropped line next returns.
@@ -126,11 +127,16 @@ func (r *recordReader) readLine() ([]byte, error) {
 }
 
 // dropLine reads the rest of a long line whose first bytes are head and
-// returns its last tailSize bytes (without the newline).
+// returns its last tailSize bytes (without the newline). The line is
+// validated as it is read, chunk by chunk (a JSON object, see
+// streamValidator), so that a line nobody holds is still checked: one
+// that is not valid JSON is an *InputError at its line and column.
 func (r *recordReader) dropLine(head []byte) ([]byte, error) {
 	r.skipped = true
+	r.sv.reset()
 	tail := r.tail[:0]
 	keep := func(chunk []byte) {
+		r.sv.feed(chunk)
 		if len(chunk) >= tailSize {
 			tail = append(tail[:0], chunk[len(chunk)-tailSize:]...)
 			return
@@ -144,18 +150,23 @@ func (r *recordReader) dropLine(head []byte) ([]byte, error) {
 	keep(head)
 	for {
 		chunk, err := r.br.ReadSlice('\n')
-		keep(chunk)
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
+			keep(chunk)
 			continue
 		case err == nil:
+			keep(chunk[:len(chunk)-1])
 			r.line++
-			return tail[:len(tail)-1], nil
 		case err == io.EOF:
+			keep(chunk)
 			r.line++
-			return tail, nil
+		default:
+			return nil, &InputError{File: r.name, Line: r.line + 1, Err: err}
 		}
-		return nil, &InputError{File: r.name, Line: r.line + 1, Err: err}
+		if msg, col := r.sv.finish(); msg != "" {
+			return nil, &InputError{File: r.name, Line: r.line, Column: col, Err: errors.New(msg)}
+		}
+		return tail, nil
 	}
 }
 

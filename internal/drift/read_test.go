@@ -100,7 +100,7 @@ func TestInvalidInput(t *testing.T) {
 		{"not an event", logText, replaceLine(logText, 3, body), "not a session-log event", 3},
 		{"pretty body", "{\n  \"model\": \"m\",\n  \"messages\": [],\n  \"tools\": [,]\n}\n", body + "\n", "A:4:", 4},
 		{"no format", `{"model":"m"}` + "\n", `{"model":"n"}` + "\n", "wire format", 1},
-		{"long truncated event", logText, replaceLine(logText, 2, `{"type":"user/message","data":{"turn":1,"content":"`+strings.Repeat("x", 2*readBufferSize)), `B:2: invalid JSON: event line does not end`, 2},
+		{"long truncated event", logText, replaceLine(logText, 2, `{"type":"user/message","data":{"turn":1,"content":"`+strings.Repeat("x", 2*readBufferSize)), `B:2:524340: invalid JSON: unexpected end of the line`, 2},
 		{"long truncated header", replaceLine(logText, 4, hdr[:len(hdr)-3]+strings.Repeat(" ", 2*readBufferSize)), logText, "A:4:", 4},
 		{"bad header", logText, replaceLine(logText, 4, `{"type":"request/header","data":{"turn":1,"header":"no"}}`), "no header object", 4},
 	}
@@ -125,17 +125,31 @@ func TestInvalidInput(t *testing.T) {
 	})
 }
 
-// TestCountMismatch checks that a header on one side only is drift.
+// TestCountMismatch checks that a request on one side only is drift,
+// not identical, and said as such: the requests both inputs hold are
+// compared, and the count is the difference.
 func TestCountMismatch(t *testing.T) {
 	body := `{"model":"m","messages":[{"role":"user","content":"hi"}]}` + "\n"
 	res := compareBytes(t, []byte(strings.Repeat(body, 3)), []byte(strings.Repeat(body, 5)), Options{})
-	checkDrift(t, res, 4, "", Added)
-	if res.LaterDiffering != 1 || res.Headers != (Counts{3, 5}) || res.First.B.Line != 4 || res.First.A.Line != 0 {
-		t.Fatalf("got %+v / %+v", res, res.First)
+	if res.Identical || res.First != nil || res.LaterDiffering != 0 || res.Headers != (Counts{3, 5}) || res.Requests != (Counts{3, 5}) ||
+		res.CountNote != "A has 3 requests, B has 5; the 3 they share have the same headers" {
+		t.Fatalf("got %+v", res)
+	}
+	var text strings.Builder
+	res.WriteText(&text)
+	if want := "drift: A has 3 requests, B has 5; the 3 they share have the same headers\n(requests: A 3, B 5)\n"; text.String() != want {
+		t.Fatalf("text %q, want %q", text.String(), want)
 	}
 	res = compareBytes(t, []byte(strings.Repeat(body, 2)), nil, Options{})
-	checkDrift(t, res, 1, "", Removed)
-	if res.LaterDiffering != 1 || res.Headers != (Counts{2, 0}) {
+	if res.Identical || res.First != nil || res.CountNote != "A has 2 requests, B has none" || res.Headers != (Counts{2, 0}) {
+		t.Fatalf("got %+v", res)
+	}
+	// A differing request and one more on B: the extra one counts as a
+	// later difference.
+	other := `{"model":"n","messages":[{"role":"user","content":"hi"}]}` + "\n"
+	res = compareBytes(t, []byte(body+body), []byte(body+other+other), Options{})
+	checkDrift(t, res, 2, "config.model", Content)
+	if res.LaterDiffering != 1 || res.CountNote != "A has 2 requests, B has 3" || res.First.Request != 2 {
 		t.Fatalf("got %+v", res)
 	}
 	if _, err := Compare(Source{"A", strings.NewReader("")}, Source{"B", strings.NewReader("")}, Options{}); !errors.Is(err, ErrNothingToCompare) {

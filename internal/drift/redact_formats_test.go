@@ -69,8 +69,8 @@ func TestRedactAcrossFormats(t *testing.T) {
 // TestWriteTextIdentical pins the one-line identical report.
 func TestWriteTextIdentical(t *testing.T) {
 	var b strings.Builder
-	(&Result{Identical: true, Headers: Counts{4, 4}}).WriteText(&b)
-	if b.String() != "identical: 4 headers\n" {
+	(&Result{Identical: true, Headers: Counts{4, 4}, Requests: Counts{4, 4}}).WriteText(&b)
+	if b.String() != "identical: 4 requests\n" {
 		t.Fatalf("got %q", b.String())
 	}
 	if err := (&Result{Identical: true}).WriteText(failWriter{}); err == nil {

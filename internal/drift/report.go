@@ -12,16 +12,17 @@ import (
 
 // WriteJSON writes r as one JSON object and a newline:
 //
-//	{"identical": bool, "first": {"index": N, "path": "...", "kinds": [...], ...} | null,
-//	 "laterDiffering": N, "headers": {"a": N, "b": N},
+//	{"identical": bool, "first": {"index": N, "request": N, "path": "...", "kinds": [...], ...} | null,
+//	 "laterDiffering": N, "headers": {"a": N, "b": N}, "requests": {"a": N, "b": N},
+//	 "countNote": "…",
 //	 "notCompared": [{"member": "system"|"tools", "in": ["A"|"B", …]}, …],
 //	 "cache": {"provider", "order", "headerTokens", …} | null,
 //	 "cacheAt": {"segment": S, "offset": N}, "cacheNote": "…",
 //	 "unusedRedactions": ["…", …]}
 //
 // The members of "first" are those of [Difference], those of "cache" of
-// [github.com/headergold/headergold/internal/cost.Cache]; cacheAt, cacheNote and unusedRedactions are left out when
-// empty.
+// [github.com/headergold/headergold/internal/cost.Cache]; countNote,
+// cacheAt, cacheNote and unusedRedactions are left out when empty.
 func (r *Result) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -32,39 +33,47 @@ func (r *Result) WriteJSON(w io.Writer) error {
 // maxListed bounds the differences WriteText lists.
 const maxListed = 10
 
-// WriteText writes r for a person: the first differing header, where it
-// is in both inputs, the tool lists, content and encoding details, the
-// likely cause and the number of later differing headers.
+// WriteText writes r for a person: the first pair of requests whose
+// headers differ, where the requests and their headers are in both
+// inputs, the tool lists, content and encoding details, the likely cause,
+// the cost, and the number of later differing requests.
 func (r *Result) WriteText(w io.Writer) error {
 	p := &printer{w: w}
-	if r.Identical {
-		p.f("identical: %d headers\n", r.Headers.A)
+	logs := r.logs
+	counts := fmt.Sprintf("requests: A %d, B %d", r.Requests.A, r.Requests.B)
+	if logs {
+		counts += fmt.Sprintf("; headers: A %d, B %d", r.Headers.A, r.Headers.B)
+	}
+	switch {
+	case r.Identical:
+		if logs {
+			p.f("identical: %s, each pair under the same headers (headers: A %d, B %d)\n", plural(r.Requests.A, "request"), r.Headers.A, r.Headers.B)
+		} else {
+			p.f("identical: %s\n", plural(r.Requests.A, "request"))
+		}
+		p.notCompared(r.NotCompared)
+		p.unused(r.UnusedRedactions)
+		return p.err
+	case r.First == nil:
+		p.f("drift: %s\n", r.CountNote)
+		p.f("(%s)\n", counts)
 		p.notCompared(r.NotCompared)
 		p.unused(r.UnusedRedactions)
 		return p.err
 	}
 	d := r.First
-	switch {
-	case len(d.Kinds) == 1 && d.Path == "" && d.A.Line == 0:
-		p.f("drift: header %d is only in B (%s line %d)\n", d.Index, d.B.File, d.B.Line)
-		p.f("  kinds: %s\n", joinKinds(d.Kinds))
-	case len(d.Kinds) == 1 && d.Path == "" && d.B.Line == 0:
-		p.f("drift: header %d is only in A (%s line %d)\n", d.Index, d.A.File, d.A.Line)
-		p.f("  kinds: %s\n", joinKinds(d.Kinds))
-	default:
-		path := d.Path
-		if path == "" {
-			path = "(layout)"
-		}
-		p.f("drift: header %d differs at %s\n", d.Index, path)
-		p.f("  kinds: %s\n", joinKinds(d.Kinds))
-		p.side("A", d.A)
-		p.side("B", d.B)
+	path := d.Path
+	if path == "" {
+		path = "(layout)"
 	}
+	p.f("drift: request %d differs at %s\n", d.Request, path)
+	p.f("  kinds: %s\n", joinKinds(d.Kinds))
+	p.side("A", d.Request, d.A)
+	p.side("B", d.Request, d.B)
 	if t := d.Tools; t != nil {
 		p.f("  tools (%s):\n", toolLegend(t))
-		p.f("    A: %s\n", markTools(t.A, t.Moved, t.Removed, "-"))
-		p.f("    B: %s\n", markTools(t.B, t.Moved, t.Added, "+"))
+		p.f("    A: %s\n", markTools(t.A, t.MovedA, t.RemovedAt, "-"))
+		p.f("    B: %s\n", markTools(t.B, t.MovedB, t.AddedAt, "+"))
 	}
 	if c := d.Content; c != nil {
 		where := c.Path
@@ -120,10 +129,21 @@ func (r *Result) WriteText(w io.Writer) error {
 		}
 		p.f("  %s\n", l)
 	}
-	p.f("later headers differing: %d (headers: A %d, B %d)\n", r.LaterDiffering, r.Headers.A, r.Headers.B)
+	if r.CountNote != "" {
+		p.f("%s\n", r.CountNote)
+	}
+	p.f("later requests differing: %d (%s)\n", r.LaterDiffering, counts)
 	p.notCompared(r.NotCompared)
 	p.unused(r.UnusedRedactions)
 	return p.err
+}
+
+// plural writes n and noun, with an "s" unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // unused names the redactions that changed nothing.
@@ -166,18 +186,38 @@ func (p *printer) f(format string, args ...any) {
 	}
 }
 
-func (p *printer) side(label string, s Side) {
+// side writes where one input's request and its header are: for a body,
+// its line; for a session log, the request (its turn and step, or its
+// captured number, and its line) and the header event in force (its
+// index, line, reason and where it was logged).
+func (p *printer) side(label string, request int, s Side) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "  %s: %s line %d", label, s.File, s.Line)
-	if s.Format != "" {
-		fmt.Fprintf(&b, " (%s", s.Format)
+	if s.Format == FormatLog {
+		fmt.Fprintf(&b, "  %s: %s request %d", label, s.File, request)
 		switch {
-		case s.Reason != "" && s.Wire != "":
-			fmt.Fprintf(&b, " of %s requests, %s at request %d", s.Wire, s.Reason, s.Request)
+		case s.Turn > 0 || s.Step > 0:
+			fmt.Fprintf(&b, " (turn %d step %d, line %d)", s.Turn, s.Step, s.RequestLine)
+		case s.Request > 0 && s.Request != request:
+			fmt.Fprintf(&b, " (captured request %d, line %d)", s.Request, s.RequestLine)
+		default:
+			fmt.Fprintf(&b, " (line %d)", s.RequestLine)
+		}
+		fmt.Fprintf(&b, " under header %d (line %d", s.Header, s.Line)
+		switch {
+		case s.Wire != "":
+			fmt.Fprintf(&b, ", log of %s requests", s.Wire)
+			if s.Reason != "" {
+				fmt.Fprintf(&b, ", %s at request %d", s.Reason, s.HeaderRequest)
+			}
 		case s.Reason != "":
-			fmt.Fprintf(&b, ", %s at turn %d step %d", s.Reason, s.Turn, s.Step)
+			fmt.Fprintf(&b, ", %s at turn %d step %d", s.Reason, s.HeaderTurn, s.HeaderStep)
 		}
 		b.WriteString(")")
+	} else {
+		fmt.Fprintf(&b, "  %s: %s line %d", label, s.File, s.Line)
+		if s.Format != "" {
+			fmt.Fprintf(&b, " (%s)", s.Format)
+		}
 	}
 	switch {
 	case s.Offset < 0:
@@ -212,26 +252,17 @@ func toolLegend(t *ToolLists) string {
 	return strings.Join(parts, ", ")
 }
 
-// markTools joins names, marking moved ones with "*" and those in only
-// (removed from A or added to B) with mark. Names repeat when tools share
-// a name; each listed name marks one occurrence.
-func markTools(names, moved, only []string, mark string) string {
-	left := func(list []string) map[string]int {
-		m := map[string]int{}
-		for _, n := range list {
-			m[n]++
-		}
-		return m
-	}
-	mv, on := left(moved), left(only)
+// markTools joins names, marking the moved ones (positions in moved)
+// with "*" and those in only (removed from A or added to B) with mark.
+// Positions, not names, are marked: of tools that share a name, the one
+// that moved or is on one side only is the one marked.
+func markTools(names []string, moved, only []int, mark string) string {
 	out := make([]string, len(names))
 	for i, n := range names {
 		switch {
-		case on[n] > 0:
-			on[n]--
+		case slices.Contains(only, i):
 			out[i] = mark + n
-		case mv[n] > 0:
-			mv[n]--
+		case slices.Contains(moved, i):
 			out[i] = "*" + n
 		default:
 			out[i] = n

@@ -23,16 +23,31 @@ const (
 
 // Result is the outcome of [Compare].
 type Result struct {
-	// Identical reports whether every header pair is byte-identical (after
-	// redaction) and both inputs hold the same number of headers.
+	// Identical reports whether every pair of requests was sent under the
+	// same header (byte-identical after redaction) and both inputs hold
+	// the same number of requests.
 	Identical bool `json:"identical"`
-	// First describes the first differing header; nil when Identical.
+	// First describes the first pair of requests whose headers differ;
+	// nil when there is none (Identical, or only the numbers of requests
+	// differ: see CountNote).
 	First *Difference `json:"first"`
-	// LaterDiffering counts the differing headers after First, a header
-	// present on one side only included.
+	// LaterDiffering counts the pairs of requests after First whose
+	// headers differ, and, when First is set, the requests present in one
+	// input only.
 	LaterDiffering int `json:"laterDiffering"`
-	// Headers counts the headers read from each input.
+	// Headers counts the headers read from each input: the request/header
+	// events of a session log, the bodies of a file of request bodies.
 	Headers Counts `json:"headers"`
+	// Requests counts the requests of each input: the steps of a
+	// reference-agent log, the captured requests of a captured log (a
+	// header event no request follows counts as one), the bodies.
+	Requests Counts `json:"requests"`
+	// CountNote says that the inputs hold different numbers of requests,
+	// for example "A has 5 requests, B has 4; the 4 they share have the
+	// same headers" (the second part only when no pair differs); "" when
+	// they hold as many. Different numbers of requests are never
+	// Identical.
+	CountNote string `json:"countNote,omitempty"`
 	// NotCompared lists the header members left out of the comparison
 	// because a templated log holds a placeholder for them ("<<system>>",
 	// "<<tools>>"), so that Identical never hides what was not compared;
@@ -58,6 +73,8 @@ type Result struct {
 	UnusedRedactions []string `json:"unusedRedactions,omitempty"`
 
 	cacheSizes map[string]int // B's segment sizes, for CacheLines
+	logs       bool           // either input is a session log, whose headers are not its requests
+	compared   int            // pairs of requests compared (not skipped as under unchanged headers)
 }
 
 // Hidden is a header member that a templated log holds as a placeholder,
@@ -75,11 +92,15 @@ type Counts struct {
 	B int `json:"b"`
 }
 
-// Difference describes the first header that differs.
+// Difference describes the first pair of requests whose headers differ.
 type Difference struct {
-	// Index is the 1-based position of the header among the header events
-	// (session logs) or request bodies of each input.
+	// Index is the 1-based position of A's header among A's header
+	// events (a session log) or request bodies: the header A's request
+	// was sent under. B's is Side.Header of B.
 	Index int `json:"index"`
+	// Request is the 1-based position of the pair among the requests of
+	// each input (for request bodies, Index).
+	Request int `json:"request"`
 	// Path is the path of the first difference in document order, relative
 	// to the header (see the package documentation); "" when the header
 	// exists on one side only or the difference is the header's own layout.
@@ -103,29 +124,50 @@ type Difference struct {
 	Diffs []Diff `json:"diffs"`
 	// MoreDiffs counts the differences left out of Diffs.
 	MoreDiffs int `json:"moreDiffs,omitempty"`
+
+	// configContent is set when the config differs in value, not only in
+	// encoding: only that is priced as invalidating the whole prefix.
+	configContent bool
 }
 
 // MaxDiffs bounds Difference.Diffs.
 const MaxDiffs = 50
 
-// Side locates a header in one input.
+// Side locates the request of one input and the header it was sent
+// under.
 type Side struct {
 	// File names the input.
 	File string `json:"file"`
-	// Line is the 1-based line where the header's record starts; 0 when
-	// the input has no header at this index.
+	// Line is the 1-based line where the header's record starts (the
+	// request/header event in force, or the body); Offset and WirePath
+	// are in that record.
 	Line int `json:"line"`
+	// Header is the 1-based index of that header among this input's
+	// header events (or bodies); A's is Difference.Index.
+	Header int `json:"header"`
+	// RequestLine is the 1-based line of the request's own record: the
+	// step/start of a reference-agent log's step, a captured log's
+	// capture/request event, the body; for a header event no request
+	// follows, the header event's.
+	RequestLine int `json:"requestLine"`
 	// Format is the record's format (log or a wire format).
 	Format Format `json:"format,omitempty"`
-	// Reason, Turn and Step come from a session log's request/header event.
-	Reason string `json:"reason,omitempty"`
-	Turn   int    `json:"turn,omitempty"`
-	Step   int    `json:"step,omitempty"`
-	// Request and Wire come from a captured log's request/header event,
-	// which names the generation request (from 1) and its wire format
-	// instead of a turn and step.
+	// Turn and Step are the request's, in a reference-agent log.
+	Turn int `json:"turn,omitempty"`
+	Step int `json:"step,omitempty"`
+	// Request is the request's number in a captured log (its
+	// capture/request event's), which names requests instead of turns
+	// and steps; Wire is the wire format its header event names.
 	Request int    `json:"request,omitempty"`
 	Wire    string `json:"wire,omitempty"`
+	// Reason is the reason of the header event in force; HeaderTurn and
+	// HeaderStep (a reference-agent log) or HeaderRequest (a captured
+	// log) say where it was logged, which can be earlier than the
+	// request.
+	Reason        string `json:"reason,omitempty"`
+	HeaderTurn    int    `json:"headerTurn,omitempty"`
+	HeaderStep    int    `json:"headerStep,omitempty"`
+	HeaderRequest int    `json:"headerRequest,omitempty"`
 	// WirePath is the path of the first difference inside the record (of
 	// the place it would be, when this side has nothing there).
 	WirePath string `json:"wirePath,omitempty"`
@@ -158,6 +200,14 @@ type ToolLists struct {
 	Moved   []string `json:"moved,omitempty"`
 	Added   []string `json:"added,omitempty"`
 	Removed []string `json:"removed,omitempty"`
+	// MovedA and MovedB are the 0-based positions of the moved tools in
+	// A and in B, RemovedAt those of the removed ones in A, AddedAt those
+	// of the added ones in B: where tools share a name, they say which
+	// one it is.
+	MovedA    []int `json:"movedA,omitempty"`
+	MovedB    []int `json:"movedB,omitempty"`
+	RemovedAt []int `json:"removedAt,omitempty"`
+	AddedAt   []int `json:"addedAt,omitempty"`
 }
 
 // ContentDetail shows the first content difference.

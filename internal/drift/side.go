@@ -13,22 +13,79 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// side reads the headers of one input in order: request/header events of a
-// session log, or request bodies.
+// side reads the requests of one input in order, each with the header it
+// was sent under: a request body is its own header; in a session log a
+// request is dispatched under the request/header event in force (see
+// step). Every record is validated as it is read.
 type side struct {
 	name   string
 	rr     *recordReader
 	format Format
 	log    int // logUndecided, logYes, logNo
-	count  int // headers returned so far
 	redact []redact.Rule
 	hits   []int // per rule, the places it changed, shared by both sides
-	// pricing, once the first differing header is found, may still await
-	// the capture/request event that holds that request's conversation.
-	pricing *pricing
-	// current record
-	src  []byte
-	line int
+	// peer is the other input: a record byte-identical to the one the
+	// peer read last takes its validation instead of being validated
+	// again (two copies of one log are validated once).
+	peer *side
+	// keepCapture holds long capture/request events instead of dropping
+	// them: pricing the first difference reads its request's
+	// conversation there. Compare clears it once that is found.
+	keepCapture bool
+	// dropped is the kind of the long event being dropped (evOther,
+	// evStep, evCapture), read from its first bytes.
+	dropped int
+
+	// The current record, valid until the next read. curOK is set when
+	// it is held and validated, not a dropped line; unread, when the
+	// next step must process it again (it dispatched the request before
+	// it and is still to be taken into account itself).
+	cur     []byte
+	curLine int
+	curInfo recInfo
+	curOK   bool
+	unread  bool
+
+	// The header in force of a session log: a copy of its request/header
+	// event (and where its data member is), the line it is on, and the
+	// number of header events read so far, the one in force last.
+	hdr     []byte
+	hdrData span
+	hdrLine int
+	headers int
+	hdrUsed bool    // a request was dispatched under it
+	parsed  *header // hdr parsed, once it had to be
+
+	// open is set from a step/start until its request is dispatched;
+	// opened is that request.
+	open   bool
+	opened request
+	// requests counts the requests dispatched; req is the last, which
+	// ready says is still to be compared.
+	requests int
+	req      request
+	ready    bool
+	eof      bool
+
+	// established is the wire format this input's bodies were last read
+	// in, when it was sure or decided by context (see resolveFormats).
+	established wire.Format
+	members     []topMember // checkBody's, reused
+}
+
+// request is one request of an input.
+type request struct {
+	n      int // 1-based
+	line   int // the line of its record: step/start, capture/request, or the body (the header event for an implicit request)
+	turn   int // a reference-agent log's step
+	step   int
+	header int // the 1-based index of its header among the input's header events (or bodies)
+	// capture is set for a request dispatched by a capture/request
+	// event; held, when that event is the current record (not dropped).
+	capture, held bool
+	// implicit is set for a header event no request was dispatched
+	// under: it stands for a request of its own.
+	implicit bool
 }
 
 const (
@@ -50,7 +107,21 @@ func newSide(s Source, opts Options, hits []int) *side {
 	if sd.log != logNo {
 		sd.rr.skip = func(head []byte) bool {
 			typ, ok := canonicalType(head)
-			return ok && string(typ) != headerType && !(string(typ) == captureType && sd.awaiting())
+			if !ok {
+				return false
+			}
+			switch string(typ) {
+			case headerType:
+				return false
+			case captureType:
+				sd.dropped = evCapture
+				return !sd.keepCapture
+			case stepType:
+				sd.dropped = evStep
+			default:
+				sd.dropped = evOther
+			}
+			return true
 		}
 	}
 	return sd
@@ -74,36 +145,157 @@ func hasPrefix(b []byte, prefix string) bool {
 	return len(b) >= len(prefix) && string(b[:len(prefix)]) == prefix
 }
 
-// The frame of a canonical event line, and the type of header events.
+// The frame of a canonical event line, and the types of the events that
+// place requests and headers.
 const (
 	eventPrefix = `{"type":"`
 	dataPrefix  = `","data":{`
 	headerType  = logformat.RequestHeader
+	stepType    = logformat.StepStart
 )
 
-// next advances to the next header record; it returns io.EOF at the end.
-// The record stays in s.src and s.line until the next call.
-func (s *side) next() error {
-	for {
+// step reads and processes one record; a request may be ready after it
+// (s.ready), or the input at its end (s.eof).
+//
+// In a session log, a step/start opens a request, which is dispatched
+// under the header in force at its first event other than a
+// request/header (its assistant/message or step/end, as the reference
+// agent writes them), or at the next step/start or the end of input; a
+// capture/request event is a captured request, dispatched under the
+// header in force. A request/header event that no request is dispatched
+// under (a log of header events only) stands for a request of its own,
+// so that such logs compare header by header.
+func (s *side) step() error {
+	if !s.unread {
 		src, line, err := s.rr.next()
+		if err == io.EOF {
+			return s.end()
+		}
 		if err != nil {
 			return err
 		}
-		if s.rr.skipped { // a long event other than request/header
-			if !hasEventSuffix(src) {
-				return &InputError{File: s.name, Line: line, Err: errors.New(`invalid JSON: event line does not end with "}}"`)}
+		s.cur, s.curLine, s.curOK = src, line, false
+		if s.rr.skipped { // a long event, validated as it was dropped
+			s.curInfo = recInfo{event: true, kind: s.dropped}
+			if s.log == logUndecided {
+				s.log = logYes
 			}
-			s.log = logYes
-			continue
+		} else {
+			info, err := s.check(src, line)
+			if err != nil {
+				return err
+			}
+			s.curInfo, s.curOK = info, true
 		}
-		if s.log == logNo {
-			s.src, s.line = src, line
-			s.count++
-			return nil
+	}
+	s.unread = false
+	if s.log == logNo {
+		s.requests++
+		s.req = request{n: s.requests, line: s.curLine, header: s.requests}
+		s.ready = true
+		return nil
+	}
+	switch s.curInfo.kind {
+	case evStep:
+		if s.open {
+			s.unread = true
+			return s.dispatch()
 		}
-		isEvent, isHeader, err := classify(src)
+		s.open, s.opened = true, request{line: s.curLine}
+		if s.curOK {
+			s.opened.turn, s.opened.step = stepOf(s.cur, s.curInfo.data)
+		}
+	case evHeader:
+		if !s.open && s.hdr != nil && !s.hdrUsed {
+			s.unread = true
+			return s.emit(request{line: s.hdrLine, implicit: true})
+		}
+		s.hdr = append(s.hdr[:0], s.cur...)
+		s.hdrData, s.hdrLine, s.hdrUsed, s.parsed = s.curInfo.data, s.curLine, false, nil
+		s.headers++
+	case evCapture:
+		if s.open {
+			s.unread = true
+			return s.dispatch()
+		}
+		return s.emit(request{line: s.curLine, capture: true, held: s.curOK})
+	default:
+		if s.open {
+			return s.dispatch()
+		}
+	}
+	return nil
+}
+
+// end dispatches what the end of input leaves: an open step, or a header
+// event no request was dispatched under.
+func (s *side) end() error {
+	switch {
+	case s.open:
+		return s.dispatch()
+	case s.hdr != nil && !s.hdrUsed:
+		return s.emit(request{line: s.hdrLine, implicit: true})
+	}
+	s.eof = true
+	return nil
+}
+
+// dispatch dispatches the open step's request.
+func (s *side) dispatch() error {
+	s.open = false
+	return s.emit(s.opened)
+}
+
+// emit makes r the ready request, under the header in force.
+func (s *side) emit(r request) error {
+	if s.hdr == nil {
+		what := fmt.Sprintf("the request of turn %d step %d", r.turn, r.step)
+		if r.capture {
+			what = "a captured request"
+		}
+		return &InputError{File: s.name, Line: r.line, Err: fmt.Errorf("%s has no header in force: no request/header event comes before it", what)}
+	}
+	s.requests++
+	r.n, r.header = s.requests, s.headers
+	s.hdrUsed = true
+	s.req, s.ready = r, true
+	return nil
+}
+
+// stepOf reads the turn and step of a step/start event.
+func stepOf(src []byte, data span) (turn, step int) {
+	var f [2]span
+	if !fields(src, data.start, []string{"turn", "step"}, f[:]) {
+		return 0, 0
+	}
+	value := func(sp span) int {
+		if sp.end == 0 {
+			return 0
+		}
+		return int(gjson.ParseBytes(src[sp.start:sp.end]).Int())
+	}
+	return value(f[0]), value(f[1])
+}
+
+// check validates a record as what this input holds, a session-log event
+// or a request body (the first record decides which, unless -format
+// does), and returns what it found. A record byte-identical to the one
+// the other input read last is not validated again.
+func (s *side) check(src []byte, line int) (recInfo, error) {
+	if p := s.peer; p != nil && p.curOK && (s.log == logUndecided || (s.log == logYes) == p.curInfo.event) && bytes.Equal(p.cur, src) {
+		info := p.curInfo
+		if s.log == logUndecided {
+			s.log = logNo
+			if info.event {
+				s.log = logYes
+			}
+		}
+		return info, nil
+	}
+	if s.log != logNo {
+		info, isEvent, err := scanEvent(src)
 		if err != nil {
-			return s.errorAt(src, line, err)
+			return recInfo{}, s.errorAt(src, line, err)
 		}
 		if s.log == logUndecided {
 			s.log = logNo
@@ -111,97 +303,37 @@ func (s *side) next() error {
 				s.log = logYes
 			}
 		}
-		if s.log == logNo {
-			s.src, s.line = src, line
-			s.count++
-			return nil
-		}
-		if !isEvent {
-			return &InputError{File: s.name, Line: line, Err: errors.New(`not a session-log event (an object with "type" and "data" members)`)}
-		}
-		if isHeader {
-			s.src, s.line = src, line
-			s.count++
-			return nil
-		}
-		if s.awaiting() {
-			if typ, ok := canonicalType(src); !ok || string(typ) == captureType {
-				s.pricing.captured(src)
+		if s.log == logYes {
+			if !isEvent {
+				return recInfo{}, &InputError{File: s.name, Line: line, Err: errors.New(`not a session-log event (an object with "type" and "data" members)`)}
 			}
+			return info, nil
 		}
 	}
+	info, err := checkBody(src, s.format, &s.members)
+	if err != nil {
+		return recInfo{}, s.errorAt(src, line, err)
+	}
+	return info, nil
 }
 
-// awaiting reports whether the side still looks for the capture/request
-// event of the first differing header's request.
-func (s *side) awaiting() bool { return s.pricing != nil && s.pricing.request > 0 }
-
-// classify tells whether a record is a session-log event and whether it is
-// a request/header event. A canonically written event is told from its
-// frame without parsing; anything else is parsed, and invalid JSON is an
-// error.
-func classify(src []byte) (isEvent, isHeader bool, err error) {
-	if typ, ok := canonicalType(src); ok && hasEventSuffix(src) {
-		return true, string(typ) == headerType, nil
+// record returns the bytes the current request's header is read from:
+// the header event in force, or the body.
+func (s *side) record() []byte {
+	if s.log == logYes {
+		return s.hdr
 	}
-	if err := validate(src); err != nil {
-		return false, false, err
-	}
-	root := gjson.Parse(string(src))
-	typ, data := lookup(root, "type"), lookup(root, "data")
-	if !root.IsObject() || !typ.Exists() || !data.Exists() {
-		return false, false, nil
-	}
-	if typ.Type != gjson.String || !data.IsObject() {
-		return false, false, errors.New(`event needs a string "type" and an object "data"`)
-	}
-	return true, typ.Str == headerType, nil
+	return s.cur
 }
 
-// hasEventSuffix reports whether an event line ends as a canonical one
-// does, with the closing braces of data and of the event.
-func hasEventSuffix(src []byte) bool {
-	n := len(src)
-	for n > 0 && (src[n-1] == ' ' || src[n-1] == '\t' || src[n-1] == '\r') {
-		n--
+// heldWire returns the wire format the header event in force names (a
+// captured log's), or "".
+func (s *side) heldWire() wire.Format {
+	var f [1]span
+	if s.hdr == nil || !fields(s.hdr, s.hdrData.start, []string{"format"}, f[:]) || f[0].end == 0 {
+		return ""
 	}
-	return n >= 2 && src[n-2] == '}' && src[n-1] == '}'
-}
-
-// validate checks that src is one JSON value no deeper than MaxDepth. The
-// depth is checked first: gjson's validation recurses.
-func validate(src []byte) error {
-	if err := checkDepth(src); err != nil {
-		return err
-	}
-	if gjson.ValidBytes(src) {
-		return nil
-	}
-	if _, err := canon.Compact(nil, src); err != nil {
-		return err
-	}
-	return errors.New("invalid JSON")
-}
-
-// validateEvent is validate for a session-log event, an object: one pass
-// of canon.ScanObject validates it and finds its data member (the last
-// one, as JSON.parse keeps it), after the depth check.
-func validateEvent(src []byte) (data span, err error) {
-	if err := checkDepth(src); err != nil {
-		return span{}, err
-	}
-	scanErr := canon.ScanObject(src, func(ks, ke, vs, ve int) {
-		if rawKeyIs(src[ks:ke], "data") {
-			data = span{vs, ve}
-		}
-	})
-	if scanErr == nil {
-		return data, nil
-	}
-	if _, err := canon.Compact(nil, src); err != nil {
-		return span{}, err
-	}
-	return span{}, errors.New("invalid JSON")
+	return wire.Format(gjson.ParseBytes(s.hdr[f[0].start:f[0].end]).Str)
 }
 
 // errorAt wraps err as an InputError at the record starting on line,
@@ -219,30 +351,27 @@ func (s *side) errorAt(src []byte, line int, err error) error {
 	return &InputError{File: s.name, Line: line, Err: err}
 }
 
-// header parses the current record and returns its header.
-func (s *side) header() (*header, error) {
-	src := s.src
-	var (
-		h   *header
-		err error
-	)
+// header returns the header of the current request: the header event in
+// force, parsed once, or the current body read in format f.
+func (s *side) header(f wire.Format) (*header, error) {
 	if s.log == logYes {
-		var data span
-		if data, err = validateEvent(src); err != nil {
-			return nil, s.errorAt(src, s.line, err)
+		if s.parsed != nil {
+			return s.parsed, nil
 		}
+		src, data := s.hdr, s.hdrData
 		if len(s.redact) > 0 {
 			src, data = s.redactEvent(src), span{}
 		}
-		h, err = logHeader(src, s.line, data)
-	} else {
-		if err := validate(src); err != nil {
-			return nil, s.errorAt(src, s.line, err)
+		h, err := logHeader(src, s.hdrLine, data)
+		if err != nil {
+			return nil, s.errorAt(src, s.hdrLine, err)
 		}
-		h, err = bodyHeader(src, s.line, s.format, s.redactBody)
+		s.parsed = h
+		return h, nil
 	}
+	h, err := bodyHeader(s.cur, s.curLine, f, s.redactBody)
 	if err != nil {
-		return nil, s.errorAt(src, s.line, err)
+		return nil, s.errorAt(s.cur, s.curLine, err)
 	}
 	return h, nil
 }
@@ -276,16 +405,4 @@ func (s *side) redactBody(src []byte, f wire.Format) []byte {
 		return src
 	}
 	return redact.Apply(src, f, s.redact, s.hits)
-}
-
-// drain counts the remaining headers of an input.
-func (s *side) drain() error {
-	for {
-		if err := s.next(); err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return err
-		}
-	}
 }

@@ -1,11 +1,13 @@
 package drift
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/wire"
 	"github.com/tidwall/gjson"
 )
@@ -134,14 +136,14 @@ func earlier(x, y unit) []string {
 func at(comps, path []string) []string { return append(comps, path...) }
 
 // toolList compares two tool lists at comps ("tools"). Tools are matched by
-// name, the k-th tool of a name in A with the k-th of that name in B; for
-// Gemini, over the function declarations of every tools entry, flattened,
-// while paths keep the nesting (tools.0.functionDeclarations.2).
-// Unmatched tools are removed or added; matched tools outside a longest
-// common order have moved (a reorder), or, for the same set of tools, the
-// tools whose position changed when they are no more; matched tools are
-// compared as values. Differences are emitted position by position, so the
-// first one is the first position whose tool differs.
+// name (see matchTools); for Gemini, over the function declarations of
+// every tools entry, flattened, while paths keep the nesting
+// (tools.0.functionDeclarations.2). Unmatched tools are removed or added;
+// matched tools outside a longest common order have moved (a reorder),
+// or, for the same set of tools, the tools whose position changed when
+// they are no more; matched tools are compared as values. Differences are
+// emitted position by position, so the first one is the first position
+// whose tool differs.
 //
 // a and b are the tools arrays; either may be absent (the zero Result).
 func (w *walker) toolList(comps []string, a, b gjson.Result) {
@@ -155,7 +157,8 @@ func (w *walker) toolList(comps []string, a, b gjson.Result) {
 	ub, groupsB := units(b)
 	na, nb := unitNames(ua), unitNames(ub)
 	both := a.Exists() && b.Exists()
-	if slices.Equal(na, nb) {
+	matchA, matchB := matchTools(ua, ub, na, nb)
+	if inOrder(matchA, len(nb)) {
 		switch {
 		case gemini && !slices.Equal(groupsA, groupsB):
 			w.regrouped(comps, a, b, groupsA, groupsB)
@@ -172,22 +175,10 @@ func (w *walker) toolList(comps []string, a, b gjson.Result) {
 		}
 		return
 	}
-	queue := map[string][]int{}
-	for j, n := range nb {
-		queue[n] = append(queue[n], j)
-	}
-	matchA := make([]int, len(na))
-	matchB := make([]int, len(nb))
-	for j := range matchB {
-		matchB[j] = -1
-	}
 	var seq, seqA []int // B positions of matched A tools, and their A positions
-	for i, n := range na {
-		matchA[i] = -1
-		if q := queue[n]; len(q) > 0 {
-			matchA[i], queue[n] = q[0], q[1:]
-			matchB[q[0]] = i
-			seq = append(seq, q[0])
+	for i, j := range matchA {
+		if j >= 0 {
+			seq = append(seq, j)
 			seqA = append(seqA, i)
 		}
 	}
@@ -223,13 +214,19 @@ func (w *walker) toolList(comps []string, a, b gjson.Result) {
 		switch {
 		case matchA[i] < 0:
 			lists.Removed = append(lists.Removed, n)
+			lists.RemovedAt = append(lists.RemovedAt, i)
 		case movedA[i]:
 			lists.Moved = append(lists.Moved, n)
+			lists.MovedA = append(lists.MovedA, i)
 		}
 	}
 	for j, n := range nb {
-		if matchB[j] < 0 {
+		switch {
+		case matchB[j] < 0:
 			lists.Added = append(lists.Added, n)
+			lists.AddedAt = append(lists.AddedAt, j)
+		case movedB(j):
+			lists.MovedB = append(lists.MovedB, j)
 		}
 	}
 	if w.tools == nil {
@@ -285,6 +282,95 @@ func (w *walker) toolList(comps []string, a, b gjson.Result) {
 			w.unit(comps, ua[i], ub[matchA[i]])
 		}
 	}
+}
+
+// matchTools matches the tools of two lists: by name, and among tools
+// that share a name (on either side), first those of equal value
+// (canonical bytes, key order ignored), each A tool with the first
+// unmatched equal B tool, then the rest in order, the k-th left of a name
+// in A with the k-th left in B. So two same-named tools that swap places
+// are a reorder, and removing one of them removes that one. It returns
+// each tool's match on the other side, -1 for none.
+func matchTools(ua, ub []unit, na, nb []string) (matchA, matchB []int) {
+	matchA, matchB = make([]int, len(na)), make([]int, len(nb))
+	for i := range matchA {
+		matchA[i] = -1
+	}
+	for j := range matchB {
+		matchB[j] = -1
+	}
+	inB := map[string][]int{}
+	for j, n := range nb {
+		inB[n] = append(inB[n], j)
+	}
+	inA := map[string]int{}
+	for _, n := range na {
+		inA[n]++
+	}
+	canonical := func(u unit) []byte {
+		c, err := canon.AppendSorted(nil, []byte(u.val.Raw))
+		if err != nil {
+			return []byte(u.val.Raw)
+		}
+		return c
+	}
+	canonB := map[int][]byte{}
+	shared := false
+	for i, n := range na {
+		q := inB[n]
+		switch {
+		case len(q) == 0:
+		case len(q) == 1 && inA[n] == 1:
+			matchA[i], matchB[q[0]] = q[0], i
+		default:
+			shared = true
+			ci := canonical(ua[i])
+			for _, j := range q {
+				if matchB[j] >= 0 {
+					continue
+				}
+				cj, ok := canonB[j]
+				if !ok {
+					cj = canonical(ub[j])
+					canonB[j] = cj
+				}
+				if bytes.Equal(ci, cj) {
+					matchA[i], matchB[j] = j, i
+					break
+				}
+			}
+		}
+	}
+	if !shared {
+		return matchA, matchB
+	}
+	for i, n := range na {
+		if matchA[i] >= 0 {
+			continue
+		}
+		for _, j := range inB[n] {
+			if matchB[j] < 0 {
+				matchA[i], matchB[j] = j, i
+				break
+			}
+		}
+	}
+	return matchA, matchB
+}
+
+// inOrder reports whether every tool of A is matched with the tool at
+// its own position in B, and B has no other: the same tools in the same
+// order.
+func inOrder(matchA []int, nb int) bool {
+	if len(matchA) != nb {
+		return false
+	}
+	for i, j := range matchA {
+		if i != j {
+			return false
+		}
+	}
+	return true
 }
 
 func unitNames(us []unit) []string {

@@ -28,6 +28,9 @@ type walker struct {
 	// toolDepth is the length of the path of the tool being compared:
 	// what follows it is the field inside the tool.
 	toolDepth int
+	// configContent is set by a difference of value (not of encoding) in
+	// the config: what a provider reads differs there.
+	configContent bool
 }
 
 // describe compares two headers that differ and describes the difference.
@@ -64,14 +67,16 @@ func describe(index int, a, b *header, nameA, nameB string) *Difference {
 		d.Diffs = []Diff{{Kind: Encoding, Note: "whitespace", OffsetA: -1, OffsetB: -1}}
 	}
 	d.Cause = w.cause()
+	d.configContent = w.configContent
 	return d
 }
 
-// side locates h in the input called name, its offsets still unknown.
+// side locates h in the input called name, its offsets still unknown;
+// the request's own place is filled in by the input (side.place).
 func (h *header) side(name string) Side {
-	s := Side{File: name, Line: h.line, Format: h.format, Reason: h.reason, Turn: h.turn, Step: h.step, Offset: -1}
+	s := Side{File: name, Line: h.line, Format: h.format, Reason: h.reason, HeaderTurn: h.turn, HeaderStep: h.step, Offset: -1}
 	if h.format == FormatLog && h.wire != "" {
-		s.Request, s.Wire, s.Turn, s.Step = h.request, string(h.wire), 0, 0
+		s.HeaderRequest, s.Wire, s.HeaderTurn, s.HeaderStep = h.request, string(h.wire), 0, 0
 	}
 	return s
 }
@@ -82,6 +87,9 @@ func (h *header) side(name string) Side {
 func (w *walker) emit(comps []string, d Diff) {
 	w.kinds[d.Kind] = true
 	w.total++
+	if d.Kind != Encoding && len(comps) > 0 && comps[0] == "config" {
+		w.configContent = true
+	}
 	if w.first != nil && len(w.diffs) >= MaxDiffs {
 		return
 	}
@@ -143,9 +151,7 @@ func (w *walker) value(comps []string, a, b gjson.Result, tool string) {
 			w.contentDiff(comps, a, b, tool, "")
 		}
 	case int(gjson.Number):
-		ca, _ := canon.Compact(nil, []byte(a.Raw))
-		cb, _ := canon.Compact(nil, []byte(b.Raw))
-		if bytes.Equal(ca, cb) {
+		if sameNumber(a.Raw, b.Raw) {
 			oa, ob := w.offsets(a.Index, b.Index)
 			w.encodingDiff(comps, tool, "number spelling", oa, ob, a.Raw, b.Raw)
 		} else {
@@ -156,6 +162,23 @@ func (w *walker) value(comps []string, a, b gjson.Result, tool string) {
 	case vArray:
 		w.array(comps, a, b, tool)
 	}
+}
+
+// sameNumber reports whether two JSON numbers are the same value as
+// JSON.parse reads them: the same double. canon writes a number too large
+// for a double as null (JSON.stringify's Infinity), for both signs, so
+// such numbers are told apart by sign, as JSON.parse gives Infinity or
+// -Infinity. (No JSON number reads as NaN.)
+func sameNumber(a, b string) bool {
+	ca, errA := canon.Compact(nil, []byte(a))
+	cb, errB := canon.Compact(nil, []byte(b))
+	if errA != nil || errB != nil || !bytes.Equal(ca, cb) {
+		return false
+	}
+	if string(ca) == "null" { // both overflow: ±Infinity
+		return (a[0] == '-') == (b[0] == '-')
+	}
+	return true
 }
 
 // member is one member of an object as JSON.parse keeps it: the first

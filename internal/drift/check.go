@@ -1,0 +1,303 @@
+package drift
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/headergold/headergold/internal/canon"
+	"github.com/headergold/headergold/internal/wire"
+)
+
+// Event kinds, as the comparison tells session-log events apart.
+const (
+	evOther = iota
+	evHeader
+	evStep    // step/start: a reference-agent request opens
+	evCapture // capture/request: a captured request
+)
+
+// recInfo is what validating a record found, kept beside the record so
+// that a byte-identical record of the other input need not be validated
+// again.
+type recInfo struct {
+	event bool // a session-log event (else a request body)
+	kind  int  // for an event: evOther, evHeader, …
+	data  span // for an event: its data member
+	// For a request body: its wire format, as detected (or forced), and
+	// whether the detection is sure (see body.detect).
+	format wire.Format
+	sure   bool
+}
+
+// scanEvent validates a record that should be a session-log event, in one
+// pass of canon.ScanObject that also finds its type and data members (the
+// last of each, as JSON.parse keeps them). isEvent is false for a valid
+// object that lacks either member; an event whose type is not a string
+// or whose data is not an object is an error.
+func scanEvent(src []byte) (info recInfo, isEvent bool, err error) {
+	var typ span
+	scanErr := canon.ScanObject(src, func(ks, ke, vs, ve int) {
+		switch {
+		case rawKeyIs(src[ks:ke], "type"):
+			typ = span{vs, ve}
+		case rawKeyIs(src[ks:ke], "data"):
+			info.data = span{vs, ve}
+		}
+	})
+	if scanErr != nil {
+		return recInfo{}, false, syntaxError(src)
+	}
+	if typ.end == 0 || info.data.end == 0 {
+		return recInfo{}, false, nil
+	}
+	if src[typ.start] != '"' || src[info.data.start] != '{' {
+		return recInfo{}, false, errors.New(`event needs a string "type" and an object "data"`)
+	}
+	info.event = true
+	raw := src[typ.start:typ.end]
+	switch {
+	case rawKeyIs(raw, headerType):
+		info.kind = evHeader
+	case rawKeyIs(raw, stepType):
+		info.kind = evStep
+	case rawKeyIs(raw, captureType):
+		info.kind = evCapture
+	}
+	return info, true, nil
+}
+
+// syntaxError explains why src, which a validating scan refused, is not
+// a JSON object: past the nesting limit (a *limitError, placed), a
+// *canon.SyntaxError (placed), or a valid value that is not an object.
+func syntaxError(src []byte) error {
+	if err := checkDepth(src); err != nil {
+		return err
+	}
+	if _, err := canon.Compact(nil, src); err != nil {
+		return err
+	}
+	return errors.New("not a JSON object")
+}
+
+// checkBody validates a record that should be a request body: a JSON
+// object of a known wire format (forced, or detected), that wire.Split
+// would accept: no top-level member written twice, one system member. One
+// validating scan checks the object and finds its top-level members, which
+// the detection reads; nothing is copied, and the split itself waits until
+// the body is compared, so that a body byte-identical to the other
+// input's costs one scan. scratch, when not nil, is reused to hold the
+// members.
+func checkBody(src []byte, forced Format, scratch *[]topMember) (recInfo, error) {
+	if err := checkDepth(src); err != nil {
+		return recInfo{}, err
+	}
+	if scratch == nil {
+		scratch = new([]topMember)
+	}
+	top := (*scratch)[:0]
+	if canon.ScanObject(src, func(ks, ke, vs, ve int) { top = append(top, topMember{span{ks, ke}, span{vs, ve}}) }) != nil {
+		return recInfo{}, syntaxError(src)
+	}
+	*scratch = top
+	b := body{src: src, top: top}
+	info := recInfo{format: wire.Format(forced), sure: true}
+	if forced == FormatAuto || forced == FormatLog || forced == "" {
+		f, sure, err := b.detect()
+		if err != nil {
+			return recInfo{}, fmt.Errorf("%w; use -format", err)
+		}
+		info.format, info.sure = f, sure
+	}
+	if err := b.splitRefuses(info.format); err != nil {
+		return recInfo{}, err
+	}
+	return info, nil
+}
+
+// topMember is a top-level member of a body: its raw key and its value.
+type topMember struct{ key, val span }
+
+// body is a validated request body and its top-level members.
+type body struct {
+	src []byte
+	top []topMember
+}
+
+// name returns the decoded key of a member.
+func (b body) name(m topMember) string {
+	raw := b.src[m.key.start+1 : m.key.end-1]
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw)
+	}
+	text, _ := canon.DecodeString(raw)
+	return text
+}
+
+// splitRefuses returns the error wire.Split gives the body in format f,
+// if any: a member written twice, or both of Gemini's system members.
+// Keys are compared as written, and decoded only where one has an escape.
+func (b body) splitRefuses(f wire.Format) error {
+	raw := func(m topMember) []byte { return b.src[m.key.start:m.key.end] }
+	system := 0
+	for i, m := range b.top {
+		k := raw(m)
+		escaped := bytes.IndexByte(k, '\\') >= 0
+		for _, l := range b.top[:i] {
+			if bytes.Equal(raw(l), k) || (escaped || bytes.IndexByte(raw(l), '\\') >= 0) && b.name(l) == b.name(m) {
+				return fmt.Errorf("the body has the member %q twice", b.name(m))
+			}
+		}
+		if f == wire.Gemini && (rawKeyIs(k, "systemInstruction") || rawKeyIs(k, "system_instruction")) {
+			if system++; system > 1 {
+				return errors.New("the body has two system members")
+			}
+		}
+	}
+	return nil
+}
+
+// has reports whether the body has a top-level member name.
+func (b body) has(name string) bool {
+	for _, m := range b.top {
+		if rawKeyIs(b.src[m.key.start:m.key.end], name) {
+			return true
+		}
+	}
+	return false
+}
+
+// elements calls fn with the span of each element of the top-level member
+// name when it is an array (of each member's value when it is an object,
+// as gjson's ForEach, which wire.Detect uses, does), until fn returns
+// false.
+func (b body) elements(name string, fn func(span) bool) {
+	for _, m := range b.top {
+		if !rawKeyIs(b.src[m.key.start:m.key.end], name) {
+			continue
+		}
+		if b.src[m.val.start] == '{' {
+			more := true
+			canon.Members(b.src, m.val.start, func(_ []byte, vs, ve int) bool {
+				more = fn(span{vs, ve})
+				return more
+			})
+			if !more {
+				return
+			}
+			continue
+		}
+		if b.src[m.val.start] != '[' {
+			continue
+		}
+		for i := m.val.start + 1; ; {
+			for i < m.val.end && (isSpace(b.src[i]) || b.src[i] == ',') {
+				i++
+			}
+			if i >= m.val.end || b.src[i] == ']' {
+				break
+			}
+			end := canon.SkipValue(b.src, i)
+			if end < 0 || !fn(span{i, end}) {
+				return
+			}
+			i = end
+		}
+	}
+}
+
+// member returns the value of the member key of the object at e, the
+// last one as JSON.parse keeps it; ok is false when e is no object or
+// has no such member.
+func (b body) member(e span, key string) (v span, ok bool) {
+	canon.Members(b.src, e.start, func(k []byte, vs, ve int) bool {
+		if rawKeyIs(k, key) {
+			v, ok = span{vs, ve}, true
+		}
+		return true
+	})
+	return v, ok
+}
+
+// The tool members detect looks for, as bits of body.toolKeys.
+var toolMarks = [...]string{"functionDeclarations", "function_declarations", "input_schema", "function", "custom", "name"}
+
+const (
+	markDeclarations = 1<<0 | 1<<1
+	markInputSchema  = 1 << 2
+	markChatTool     = 1<<3 | 1<<4
+	markName         = 1 << 5
+)
+
+// toolKeys returns which of toolMarks some tool of the body (an object)
+// has as a member, one bit each, in one pass over the tools.
+func (b body) toolKeys() int {
+	marks := 0
+	b.elements("tools", func(t span) bool {
+		canon.Members(b.src, t.start, func(k []byte, _, _ int) bool {
+			for i, name := range toolMarks {
+				if rawKeyIs(k, name) {
+					marks |= 1 << i
+				}
+			}
+			return true
+		})
+		return true
+	})
+	return marks
+}
+
+// detect tells the wire format of the body by [wire.Detect]'s rule
+// (TestDetectAgrees holds the two together), read from the members the
+// validating scan found, and whether the answer is sure. wire.Detect falls
+// back to OpenAI Chat for a body with messages and none of Anthropic's
+// marks (system, anthropic_version, a tool with input_schema), so an
+// Anthropic body without a system prompt whose tools are all server tools
+// reads as OpenAI Chat. Such an answer is sure only when the body has a
+// mark of OpenAI Chat (a system or developer message, a tool with a
+// function or custom member, a member only Chat Completions takes); a body
+// with a mark of Anthropic instead (a tool with a top-level name,
+// stop_sequences, top_k, thinking, …) is Anthropic, surely. Otherwise the
+// answer is ambiguous, and the comparison decides it from context (see
+// resolveFormats).
+func (b body) detect() (wire.Format, bool, error) {
+	tools := b.toolKeys()
+	switch {
+	case b.has("contents") || b.has("systemInstruction") || b.has("system_instruction") ||
+		b.has("generationConfig") || b.has("generation_config") || tools&markDeclarations != 0:
+		return wire.Gemini, true, nil
+	case !b.has("messages") && (b.has("input") || b.has("instructions") || b.has("max_output_tokens") || b.has("previous_response_id")):
+		return wire.OpenAIResponses, true, nil
+	case !b.has("messages"):
+		return "", false, errors.New("cannot tell the wire format of this request body (no messages, input or contents member)")
+	case b.has("system") || b.has("anthropic_version") || tools&markInputSchema != 0:
+		return wire.Anthropic, true, nil
+	}
+	for _, name := range [...]string{"max_completion_tokens", "response_format", "logprobs", "top_logprobs", "n", "frequency_penalty",
+		"presence_penalty", "logit_bias", "seed", "parallel_tool_calls", "stream_options", "reasoning_effort", "modalities", "audio",
+		"prediction", "web_search_options", "store", "user"} {
+		if b.has(name) {
+			return wire.OpenAIChat, true, nil
+		}
+	}
+	chat := false
+	b.elements("messages", func(m span) bool {
+		if r, ok := b.member(m, "role"); ok {
+			raw := b.src[r.start:r.end]
+			chat = raw[0] == '"' && (rawKeyIs(raw, "system") || rawKeyIs(raw, "developer"))
+		}
+		return !chat
+	})
+	if chat || tools&markChatTool != 0 {
+		return wire.OpenAIChat, true, nil
+	}
+	for _, name := range [...]string{"stop_sequences", "top_k", "thinking", "mcp_servers", "container", "context_management"} {
+		if b.has(name) {
+			return wire.Anthropic, true, nil
+		}
+	}
+	if tools&markName != 0 {
+		return wire.Anthropic, true, nil
+	}
+	return wire.OpenAIChat, false, nil
+}

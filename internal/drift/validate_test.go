@@ -1,0 +1,309 @@
+package drift
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/headergold/headergold/internal/canon"
+	"github.com/headergold/headergold/internal/wire"
+	"github.com/tidwall/gjson"
+)
+
+// TestEveryLineValidated: a line that is not what its input holds is an
+// InputError at its line and column, wherever it is: after the last body,
+// on the side that has more, where the other input has nothing, and on
+// both sides byte for byte.
+func TestEveryLineValidated(t *testing.T) {
+	body := `{"model":"claude-sonnet-4-5","system":"S","tools":[{"name":"a"}],"messages":[{"role":"user","content":"hi"}]}` + "\n"
+	step := func(n int) string { return `{"type":"step/start","data":{"turn":1,"step":` + itoa(n) + `}}` + "\n" }
+	hdr := `{"type":"request/header","data":{"turn":1,"step":1,"reason":"initial","header":{"config":{"model":"m"}}}}` + "\n"
+	log := step(1) + hdr + step(2) + step(3)
+	bad := step(1) + hdr + step(2) + `{"type":"step/start","data":{"turn":1,"step":3,,oops}}` + "\n"
+	long := `{"type":"tool/result","data":{"turn":1,"step":1,"output":"` + strings.Repeat("x", 2*readBufferSize)
+	tests := []struct {
+		name, a, b string
+		want       string // the error's start
+	}{
+		{"garbage after the bodies", body, body + "this is not json\n", "B:2:1: invalid JSON"},
+		{"an object that is no body", body, body + `{"a":1}` + "\n", "B:2: cannot tell the wire format"},
+		{"markup", body + "<html>\n", body, "A:2:1: invalid JSON"},
+		{"a bad event where the other has none", log, bad, "B:4:48: invalid JSON"},
+		{"a bad event on the longer side", log, log + `{"type":"turn/end","data":{"turn":1,oops}}` + "\n", "B:5:37: invalid JSON"},
+		{"the same bad event on both sides", bad, bad, "A:4:48: invalid JSON"},
+		{"the same bad body on both sides", body + `{"model":"m",}` + "\n", body + `{"model":"m",}` + "\n", "A:2:14: invalid JSON"},
+		{"type not a string", log, log + `{"type":1,"data":{}}` + "\n", `B:5: event needs a string "type" and an object "data"`},
+		{"data not an object", log, log + `{"type":"step/end","data":[]}` + "\n", `B:5: event needs a string "type" and an object "data"`},
+		{"not an event", log, log + `{"turn":1}` + "\n", "B:5: not a session-log event"},
+		{"a long dropped event, invalid", log + long + `",}}` + "\n", log, "A:5:524349: invalid JSON"},
+		{"a long dropped event, truncated", log, log + long + "\n", "B:5:524347: invalid JSON: unexpected end of the line"},
+		{"a long dropped event, nested too deep", log, log + `{"type":"tool/result","data":{"x":` + strings.Repeat("[", 2*readBufferSize) + "\n", "B:5:10033: nesting deeper than the limit of 10000"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Compare(Source{"A", strings.NewReader(tt.a)}, Source{"B", strings.NewReader(tt.b)}, Options{})
+			var ie *InputError
+			if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q…", err, tt.want)
+			}
+		})
+	}
+	// Blank lines are skipped, as before, and a valid long event passes.
+	if res := compareBytes(t, []byte(log+"\n  \n"+long+`"}}`+"\n"), []byte(log), Options{}); !res.Identical {
+		t.Fatalf("blank lines or a valid long event: %+v", res)
+	}
+}
+
+// TestStreamValidator holds the validator of dropped lines to
+// canon.ScanObject, on the JSON texts of a generator and their mutations,
+// fed in chunks of every size.
+func TestStreamValidator(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	texts := []string{`{}`, `{"a":[]}`, ` {"a" : [1, -0.5e+3, true, false, null, "x\"\\\/\b\f\n\r\t\u00e9"]} `, `{"a":{"b":{}}}`,
+		`{"a":1.}`, `{"a":01}`, `{"a":-}`, `{"a":1e}`, `{"a":"\x"}`, `{"a":"\u12g4"}`, "{\"a\":\"\t\"}", `{"a":tru}`, `{"a":1}}`,
+		`{"a":1]`, `[1]`, `{"a" 1}`, `{"a":1,}`, `{,}`, `{"a":[1,]}`, `{"a":1} x`, `{"a":nul`, `{"a":"`, `{"a":0e+5}`, `{"a":123.456E-7}`}
+	for range 300 {
+		v := randomJSON(rng, 4)
+		obj, _ := json.Marshal(map[string]any{"type": "x", "data": v})
+		texts = append(texts, string(obj))
+		// One byte changed, removed or inserted.
+		b := []byte(obj)
+		i := rng.IntN(len(b))
+		switch rng.IntN(3) {
+		case 0:
+			const set = `{}[],:"\ 0-e.tx`
+			b[i] = set[rng.IntN(len(set))]
+		case 1:
+			b = append(b[:i], b[i+1:]...)
+		default:
+			const set = `{}[],:"\ 1`
+			b = append(b[:i], append([]byte{set[rng.IntN(len(set))]}, b[i:]...)...)
+		}
+		texts = append(texts, string(b))
+	}
+	for _, text := range texts {
+		want := canon.ScanObject([]byte(text), func(int, int, int, int) {}) == nil
+		for _, size := range []int{1, 2, 3, 7, len(text) + 1} {
+			var v streamValidator
+			v.reset()
+			for c := []byte(text); len(c) > 0; {
+				n := min(size, len(c))
+				v.feed(c[:n])
+				c = c[n:]
+			}
+			msg, _ := v.finish()
+			if (msg == "") != want {
+				t.Fatalf("%q in chunks of %d: validator says %q, ScanObject valid %v", text, size, msg, want)
+			}
+		}
+	}
+}
+
+func randomJSON(rng *rand.Rand, depth int) any {
+	switch n := rng.IntN(8); {
+	case depth == 0 || n < 2:
+		return []any{"text \"quoted\" \\ é \n", 1.5e-7, -3, true, false, nil, "", 0}[rng.IntN(8)]
+	case n < 5:
+		m := map[string]any{}
+		for i := range rng.IntN(4) {
+			m[string(rune('a'+i))+"\t"] = randomJSON(rng, depth-1)
+		}
+		return m
+	default:
+		var a []any
+		for range rng.IntN(4) {
+			a = append(a, randomJSON(rng, depth-1))
+		}
+		return a
+	}
+}
+
+// TestSameNamedTools: tools that share a name are matched by value first,
+// so a swap is a reorder and a removal removes the right one, the same in
+// the diffs, the tool lists and the text.
+func TestSameNamedTools(t *testing.T) {
+	body := func(tools ...string) []byte {
+		return []byte(`{"model":"claude-sonnet-4-5","system":"S","tools":[` + strings.Join(tools, ",") + `],"messages":[{"role":"user","content":"hi"}]}` + "\n")
+	}
+	web, docs := `{"name":"search","description":"web"}`, `{"name":"search","description":"docs"}`
+	res := compareBytes(t, body(web, docs), body(docs, web), Options{})
+	checkDrift(t, res, 1, "tools.0", Reorder)
+	if !strings.Contains(res.First.Cause, "registration order") {
+		t.Fatalf("cause %q", res.First.Cause)
+	}
+	for _, tc := range []struct {
+		a, b      []byte
+		path      string
+		removedAt int
+		textA     string
+	}{
+		{body(web, docs), body(docs), "tools.0", 0, "    A: -search, search\n"},
+		{body(docs, web), body(docs), "tools.1", 1, "    A: search, -search\n"},
+	} {
+		res := compareBytes(t, tc.a, tc.b, Options{})
+		checkDrift(t, res, 1, tc.path, Removed)
+		if tl := res.First.Tools; tl == nil || len(tl.RemovedAt) != 1 || tl.RemovedAt[0] != tc.removedAt {
+			t.Fatalf("tool lists %+v", res.First.Tools)
+		}
+		var text strings.Builder
+		res.WriteText(&text)
+		if !strings.Contains(text.String(), tc.textA) {
+			t.Fatalf("text does not mark tool %d:\n%s", tc.removedAt, text.String())
+		}
+	}
+	// A same-named tool that changed is still a content difference, at
+	// the one that changed.
+	res = compareBytes(t, body(web, docs), body(web, `{"name":"search","description":"DOCS"}`), Options{})
+	checkDrift(t, res, 1, "tools.1.description", Content)
+	// Equal values written with other bytes are matched, and found as
+	// encoding.
+	res = compareBytes(t, body(web, docs), body(`{"description":"docs","name":"search"}`, web), Options{})
+	checkDrift(t, res, 1, "tools.0", Reorder, Encoding)
+}
+
+// TestConfigEncodingPrice: a config written with other bytes but the
+// same value loses nothing; a config of another value still loses all.
+func TestConfigEncodingPrice(t *testing.T) {
+	body := func(config string) []byte {
+		return []byte(`{` + config + `,"system":"S","tools":[{"name":"a","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"hi"}]}` + "\n")
+	}
+	base := body(`"model":"claude-sonnet-4-5","max_tokens":1024`)
+	for _, other := range []string{`"max_tokens":1024,"model":"claude-sonnet-4-5"`, `"model":"claude-sonnet-4-5","max_tokens":1.024e3`} {
+		res := compareBytes(t, base, body(other), Options{})
+		c := res.Cache
+		if c == nil || res.First.Kinds[0] != Encoding || c.LostTokens != 0 || c.ExtraInputTokens != 0 || c.KeptTokens == 0 ||
+			res.CacheAt.Segment == "config" || !strings.Contains(res.CacheNote, "the config differs only in its encoding") {
+			t.Fatalf("%s: cache %+v at %+v, note %q", other, c, res.CacheAt, res.CacheNote)
+		}
+	}
+	res := compareBytes(t, base, body(`"model":"claude-sonnet-4-5","max_tokens":2048`), Options{})
+	if c := res.Cache; c == nil || c.KeptTokens != 0 || c.LostTokens == 0 || res.CacheAt.Segment != "config" {
+		t.Fatalf("a config change: cache %+v at %+v", c, res.CacheAt)
+	}
+	// Key order in the config and a changed tool: priced at the tool.
+	res = compareBytes(t, base, bytes.Replace(body(`"max_tokens":1024,"model":"claude-sonnet-4-5"`), []byte(`"name":"a"`), []byte(`"name":"b"`), 1), Options{})
+	if c := res.Cache; c == nil || c.LostTokens == 0 || res.CacheAt.Segment != "tools" || !strings.Contains(res.CacheNote, "figures are for the first difference after it") {
+		t.Fatalf("config encoding and a tool change: cache %+v at %+v, note %q", c, res.CacheAt, res.CacheNote)
+	}
+}
+
+// TestOverflowingNumbers: numbers too large for a double are ±Infinity
+// to JSON.parse, so their sign matters and their spelling does not.
+func TestOverflowingNumbers(t *testing.T) {
+	h := func(n string) []byte {
+		return []byte(logLine(`{"tools":[{"name":"a","parameters":{"maximum":` + n + `}}]}`))
+	}
+	for _, tc := range []struct {
+		a, b string
+		kind Kind
+	}{
+		{"1e400", "-1e400", Content},
+		{"-1e400", "1e400", Content},
+		{"1e400", "2e999", Encoding},
+		{"-1e400", "-1E+401", Encoding},
+		{"1e400", "1.7976931348623157e308", Content},
+		{"1e-400", "-1e-400", Encoding}, // both 0 (and -0), JSON.stringify writes 0
+	} {
+		res := compareBytes(t, h(tc.a), h(tc.b), Options{})
+		checkDrift(t, res, 1, "tools.0.parameters.maximum", tc.kind)
+	}
+}
+
+// TestAmbiguousFormat: an Anthropic body with no system prompt and only
+// server tools has no mark wire.Detect knows, and is read in the format
+// its input or the other input establishes, not as OpenAI Chat against
+// Anthropic.
+func TestAmbiguousFormat(t *testing.T) {
+	sure := `{"model":"claude-sonnet-4-5","max_tokens":1024,"system":"S","tools":[{"type":"web_search_20250305","name":"web_search"}],"messages":[{"role":"user","content":"hi"}]}`
+	server := `{"model":"claude-sonnet-4-5","max_tokens":1024,"tools":[{"type":"web_search_20250305","name":"web_search"}],"messages":[{"role":"user","content":"hi"}]}`
+	bare := `{"model":"claude-sonnet-4-5","max_tokens":1024,"messages":[{"role":"user","content":"hi"}]}`
+	bare2 := strings.Replace(bare, "1024", "2048", 1)
+	for _, tc := range []struct {
+		name, a, b string
+		fa, fb     Format
+	}{
+		{"a server tool", sure, server, FormatAnthropic, FormatAnthropic},
+		{"the other input's paired body", sure, bare, FormatAnthropic, FormatAnthropic},
+		{"the other way round", bare, sure, FormatAnthropic, FormatAnthropic},
+		{"the input's earlier bodies", sure + "\n" + bare, sure + "\n" + bare2, FormatAnthropic, FormatAnthropic},
+		{"nothing says", bare, bare2, FormatOpenAIChat, FormatOpenAIChat},
+		{"a chat body", `{"model":"gpt-5","messages":[{"role":"system","content":"S"},{"role":"user","content":"hi"}]}`, bare, FormatOpenAIChat, FormatOpenAIChat},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := compareBytes(t, []byte(tc.a+"\n"), []byte(tc.b+"\n"), Options{})
+			d := res.First
+			if d == nil || d.A.Format != tc.fa || d.B.Format != tc.fb || strings.Contains(d.Cause, "different formats") {
+				t.Fatalf("got %+v", d)
+			}
+		})
+	}
+}
+
+// TestDetectAgrees holds the detection of checkBody, which reads the
+// members its validating scan found, to wire.Detect's rule: the same
+// format or the same error, except where a mark of Anthropic makes sure
+// what wire.Detect falls back to OpenAI Chat for. Bodies of the real
+// corpus are tried whole and with each top-level member left out.
+func TestDetectAgrees(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(corpusDir(t), "real", "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no real corpus files (%v)", err)
+	}
+	bodies := []string{`{"messages":[]}`, `{"model":"m"}`, `{"input":"x","messages":[]}`, `{"tools":{"a":{"input_schema":{}}},"messages":[]}`,
+		`{"tools":[{"function\u0044eclarations":[]}]}`, `{"messages":[],"tools":[1,"x",{"name":"a"}]}`, `{"m\u0065ssages":[],"system":"s"}`}
+	for _, file := range files {
+		for _, b := range realBodies(t, filepath.Base(file)) {
+			bodies = append(bodies, string(b))
+			var members []string
+			gjson.ParseBytes(b).ForEach(func(k, v gjson.Result) bool {
+				members = append(members, k.Raw+":"+v.Raw)
+				return true
+			})
+			for i := range members {
+				rest := slices.Concat(members[:i], members[i+1:])
+				bodies = append(bodies, "{"+strings.Join(rest, ",")+"}")
+			}
+		}
+	}
+	for _, b := range bodies {
+		want, werr := wire.Detect([]byte(b))
+		info, err := checkBody([]byte(b), FormatAuto, nil)
+		if err != nil && !strings.Contains(err.Error(), "cannot tell the wire format") {
+			continue // refused for another reason (a member twice)
+		}
+		got := info.format
+		switch {
+		case (err == nil) != (werr == nil):
+			t.Errorf("%.200s: checkBody %v, wire.Detect %v", b, err, werr)
+		case err == nil && got != want && !(want == wire.OpenAIChat && got == wire.Anthropic && info.sure):
+			t.Errorf("%.200s: checkBody %s (sure %v), wire.Detect %s", b, got, info.sure, want)
+		}
+	}
+}
+
+// FuzzStreamValidator: the validator of dropped lines agrees with
+// canon.ScanObject on any text, in chunks of any size.
+//
+// Run with: go test -run '^$' -fuzz '^FuzzStreamValidator$' ./internal/drift/
+func FuzzStreamValidator(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":[1,-2.5e3,"\u00e9\n",true,null,{}]}`, `{"a":01}`, `{"a":"\q"}`, `{"type":"x","data":{"y":[[]]}}`} {
+		f.Add([]byte(s), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, text []byte, size uint8) {
+		want := canon.ScanObject(text, func(int, int, int, int) {}) == nil
+		var v streamValidator
+		v.reset()
+		n := int(size) + 1
+		for c := text; len(c) > 0; c = c[min(n, len(c)):] {
+			v.feed(c[:min(n, len(c))])
+		}
+		if msg, _ := v.finish(); (msg == "") != want {
+			t.Fatalf("%q in chunks of %d: validator says %q, ScanObject valid %v", text, n, msg, want)
+		}
+	})
+}
