@@ -45,6 +45,12 @@ type side struct {
 	curInfo recInfo
 	curOK   bool
 	unread  bool
+	// pending is set when cur was only framed (see frame), not yet
+	// validated: it is validated when the other input's next record
+	// differs from it, or before this input reads on. Two byte-identical
+	// records read side by side are not validated at all, which keeps
+	// comparing two copies of a large log near the cost of reading them.
+	pending bool
 
 	// The header in force of a session log: a copy of its request/header
 	// event (and where its data member is), the line it is on, and the
@@ -167,6 +173,11 @@ const (
 // so that such logs compare header by header.
 func (s *side) step() error {
 	if !s.unread {
+		// The record about to be overwritten is validated first, unless
+		// the other input's read one byte-identical to it.
+		if err := s.settle(); err != nil {
+			return err
+		}
 		src, line, err := s.rr.next()
 		if err == io.EOF {
 			return s.end()
@@ -181,11 +192,11 @@ func (s *side) step() error {
 				s.log = logYes
 			}
 		} else {
-			info, err := s.check(src, line)
+			info, pending, err := s.check(src, line)
 			if err != nil {
 				return err
 			}
-			s.curInfo, s.curOK = info, true
+			s.curInfo, s.curOK, s.pending = info, true, pending
 		}
 	}
 	s.unread = false
@@ -230,6 +241,9 @@ func (s *side) step() error {
 // end dispatches what the end of input leaves: an open step, or a header
 // event no request was dispatched under.
 func (s *side) end() error {
+	if err := s.settle(); err != nil {
+		return err
+	}
 	switch {
 	case s.open:
 		return s.dispatch()
@@ -280,18 +294,79 @@ func stepOf(src []byte, data span) (turn, step int) {
 // check validates a record as what this input holds, a session-log event
 // or a request body (the first record decides which, unless -format
 // does), and returns what it found. A record byte-identical to the one
-// the other input read last is not validated again.
-func (s *side) check(src []byte, line int) (recInfo, error) {
-	if p := s.peer; p != nil && p.curOK && (s.log == logUndecided || (s.log == logYes) == p.curInfo.event) && bytes.Equal(p.cur, src) {
+// the other input read last is not validated again, and neither is that
+// one if it was only framed. An event of a session log in the canonical
+// layout is only framed (pending), to be validated when it turns out
+// not to be byte-identical to the other input's (see settle).
+func (s *side) check(src []byte, line int) (info recInfo, pending bool, err error) {
+	p := s.peer
+	if p != nil && p.curOK && (s.log == logUndecided || (s.log == logYes) == p.curInfo.event) && bytes.Equal(p.cur, src) {
 		info := p.curInfo
+		p.pending = false // two byte-identical records: neither needs more
 		if s.log == logUndecided {
 			s.log = logNo
 			if info.event {
 				s.log = logYes
 			}
 		}
-		return info, nil
+		return info, false, nil
 	}
+	if p != nil {
+		if err := p.settle(); err != nil {
+			return recInfo{}, false, err
+		}
+	}
+	if s.log == logYes {
+		if info, ok := frame(src); ok {
+			return info, true, nil
+		}
+	}
+	info, err = s.validate(src, line)
+	return info, false, err
+}
+
+// settle validates the current record if it was only framed, and holds
+// what validation finds to what the frame said.
+func (s *side) settle() error {
+	if !s.pending {
+		return nil
+	}
+	s.pending = false
+	info, err := s.validate(s.cur, s.curLine)
+	if err != nil {
+		return err
+	}
+	if info != s.curInfo {
+		// Only an event with its type or data member written twice
+		// frames otherwise than it parses.
+		return &InputError{File: s.name, Line: s.curLine, Err: errors.New(`an event with its "type" or "data" member written twice`)}
+	}
+	return nil
+}
+
+// frame reads the type and the data member of an event line in the
+// canonical layout, {"type":"T","data":{…}}, from its first bytes and
+// its last, without validating it.
+func frame(src []byte) (recInfo, bool) {
+	typ, ok := canonicalType(src)
+	if !ok || src[len(src)-1] != '}' {
+		return recInfo{}, false
+	}
+	open := len(eventPrefix) + len(typ) + len(dataPrefix) - 1
+	info := recInfo{event: true, data: span{open, len(src) - 1}}
+	switch string(typ) {
+	case headerType:
+		info.kind = evHeader
+	case stepType:
+		info.kind = evStep
+	case captureType:
+		info.kind = evCapture
+	}
+	return info, true
+}
+
+// validate validates a record as check does, without the shortcuts.
+func (s *side) validate(src []byte, line int) (recInfo, error) {
 	if s.log != logNo {
 		info, isEvent, err := scanEvent(src)
 		if err != nil {
