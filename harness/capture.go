@@ -304,8 +304,8 @@ func repeatFailure(f *Fixture, v variation, first, again []byte) Failure {
 		for i, k := range d.First.Kinds {
 			kinds[i] = string(k)
 		}
-		fl.Msg = fmt.Sprintf("%s differs from run 1: header %d differs at %s (kinds: %s); the agent's header depends on something besides the scenario: %s",
-			v, d.First.Index, orRoot(d.First.Path), strings.Join(kinds, ", "), v.causes())
+		fl.Msg = fmt.Sprintf("%s differs from run 1: request %d (header %d) differs at %s (kinds: %s); the agent's header depends on something besides the scenario: %s",
+			v, d.First.Request, d.First.Index, orRoot(d.First.Path), strings.Join(kinds, ", "), v.causes())
 		return fl
 	}
 	line := 0

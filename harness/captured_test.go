@@ -169,7 +169,7 @@ func TestCapturedRepeatPassCatchesMapOrder(t *testing.T) {
 	if out == nil {
 		t.Fatalf("no outputs: %v", res.Failures)
 	}
-	f := failureWith(t, res.Failures, CheckRepeat, "differs from run 1: header 1 differs at tools.", "reorder",
+	f := failureWith(t, res.Failures, CheckRepeat, "differs from run 1: request 1 (header 1) differs at tools.", "reorder",
 		"map iteration order, goroutine scheduling")
 	if f.File != filepath.Join(s.opts.Fixtures, "map.json") {
 		t.Errorf("failure names %s", f.File)
