@@ -211,7 +211,7 @@ func TestRepeatCatchesAsyncPlugins(t *testing.T) {
 		t.Fatalf("the repeat pass passed %d runs of an agent whose tool list follows timing; failures: %v", runs, res.Failures)
 	}
 	t.Logf("%s", repeat)
-	for _, want := range []string{"differs from run 1", "header 1", "tools", "reorder"} {
+	for _, want := range []string{"differs from run 1", "(header 1)", "tools", "reorder"} {
 		if !strings.Contains(repeat.Msg, want) {
 			t.Errorf("repeat failure %q does not say %q", repeat.Msg, want)
 		}
