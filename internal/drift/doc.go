@@ -74,7 +74,9 @@
 // for every record.
 //
 // Every record of both inputs is validated as what it must be, whether
-// it is compared or not, the records after the last pair included: in a
+// it is compared or not, the records after the last pair included (one
+// exception below: a session-log event byte-identical to the other
+// input's beside it): in a
 // session log, a JSON object {"type": string, "data": object, …}; in a
 // file of bodies, a JSON object of a known wire format that wire.Split
 // accepts (no top-level member twice, one system member). Blank lines
@@ -186,7 +188,12 @@
 // in force, so memory stays bounded by the longest record held, whatever
 // the size of the inputs. While neither input has a request ready, both
 // are read a record at a time side by side, and a record byte-identical
-// to the one the other input read last is validated once, not twice.
+// to the one the other input read last is validated once, not twice; a
+// session-log event in the canonical layout is first only framed (its
+// type and data read from its first bytes), and validated once it is not
+// byte-identical to the other input's record beside it, so that two
+// copies of a large log are compared at the cost of reading them, and an
+// invalid event written byte for byte on both sides is no drift.
 // Headers that are byte-identical are not parsed (the first pair's
 // excepted, which says what a templated log leaves out); a header event
 // is parsed once, however many pairs it is compared in. In session logs,

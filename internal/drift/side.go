@@ -183,6 +183,13 @@ func (s *side) step() error {
 			return s.end()
 		}
 		if err != nil {
+			// The other input's framed record was read first: its error,
+			// if it has one, comes first.
+			if p := s.peer; p != nil {
+				if perr := p.settle(); perr != nil {
+					return perr
+				}
+			}
 			return err
 		}
 		s.cur, s.curLine, s.curOK = src, line, false
@@ -263,6 +270,10 @@ func (s *side) dispatch() error {
 // emit makes r the ready request, under the header in force.
 func (s *side) emit(r request) error {
 	if s.hdr == nil {
+		// A framed record that is not valid JSON says so, not this.
+		if err := s.settle(); err != nil {
+			return err
+		}
 		what := fmt.Sprintf("the request of turn %d step %d", r.turn, r.step)
 		if r.capture {
 			what = "a captured request"
@@ -336,20 +347,29 @@ func (s *side) settle() error {
 	if err != nil {
 		return err
 	}
-	if info != s.curInfo {
-		// Only an event with its type or data member written twice
-		// frames otherwise than it parses.
+	frame := s.curInfo
+	if info.kind != frame.kind || info.data.start != frame.data.start {
+		// The record was taken for what its first bytes say; only an
+		// event with its type or data member written twice parses as
+		// something else.
 		return &InputError{File: s.name, Line: s.curLine, Err: errors.New(`an event with its "type" or "data" member written twice`)}
+	}
+	// A member after data ends data before the line's last brace: the
+	// frame found where data starts, which is what was read of it.
+	s.curInfo = info
+	if info.kind == evHeader && s.hdrLine == s.curLine {
+		s.hdrData = info.data
 	}
 	return nil
 }
 
 // frame reads the type and the data member of an event line in the
 // canonical layout, {"type":"T","data":{…}}, from its first bytes and
-// its last, without validating it.
+// its last two, without validating it. Where data ends is a guess (the
+// line's last brace but one) that settle corrects.
 func frame(src []byte) (recInfo, bool) {
 	typ, ok := canonicalType(src)
-	if !ok || src[len(src)-1] != '}' {
+	if !ok || !bytes.HasSuffix(src, []byte("}}")) {
 		return recInfo{}, false
 	}
 	open := len(eventPrefix) + len(typ) + len(dataPrefix) - 1

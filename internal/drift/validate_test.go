@@ -332,3 +332,32 @@ func TestFramedEventsAreValidatedWhenTheyDiffer(t *testing.T) {
 		}
 	}
 }
+
+// TestFramedEventsReviewCases: a valid event with a member after data,
+// or a space before its last brace, is valid whichever input holds it; a
+// framed capture/request that is invalid JSON says so, not that it has
+// no header; and the record read first reports its error first when the
+// other input's long record is invalid too.
+func TestFramedEventsReviewCases(t *testing.T) {
+	hdr := `{"type":"request/header","data":{"turn":1,"step":1,"reason":"initial","header":{"config":{"model":"m"}}}}` + "\n"
+	step := `{"type":"step/start","data":{"turn":1,"step":1}}` + "\n"
+	for _, c := range []struct{ name, a, b string }{
+		{"a member after data", hdr + step + `{"type":"assistant/message","data":{"turn":1},"ts":{"n":5}}` + "\n", hdr + step + `{"type":"assistant/message","data":{"turn":2}}` + "\n"},
+		{"a member after data, the other input ended", hdr + step + `{"type":"step/end","data":{"turn":1},"ts":{"n":5}}` + "\n", hdr + step},
+		{"a space before the last brace", hdr + step + `{"type":"assistant/message","data":{"turn":1} }` + "\n", hdr + step},
+	} {
+		if _, err := Compare(Source{"A", strings.NewReader(c.a)}, Source{"B", strings.NewReader(c.b)}, Options{}); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	capture := `{"type":"turn/start","data":{}}` + "\n" + `{"type":"capture/request","data":{"request":1,,"x":1}}` + "\n"
+	_, err := Compare(Source{"A", strings.NewReader(capture)}, Source{"B", strings.NewReader(`{"type":"turn/start","data":{}}` + "\n")}, Options{})
+	if err == nil || !strings.HasPrefix(err.Error(), "A:2:47: invalid JSON") {
+		t.Errorf("an invalid capture/request: %v", err)
+	}
+	long := `{"type":"tool/result","data":{"output":"` + strings.Repeat("x", 2*readBufferSize) + `",}}` + "\n"
+	_, err = Compare(Source{"A", strings.NewReader(hdr + step + `{"type":"x","data":{,}}` + "\n")}, Source{"B", strings.NewReader(hdr + step + long)}, Options{})
+	if err == nil || !strings.HasPrefix(err.Error(), "A:3:") {
+		t.Errorf("the first invalid record read: %v", err)
+	}
+}
