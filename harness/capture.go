@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -192,18 +193,42 @@ func runInProcess(ctx context.Context, agent AgentFunc, sess *Session, timeout t
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- agent(actx, sess) }()
+	go func() {
+		returned := false
+		defer func() {
+			// A panic, or runtime.Goexit (t.Fatal called from the agent),
+			// ends the agent's goroutine, not the test.
+			if returned {
+				return
+			}
+			if r := recover(); r != nil {
+				done <- fmt.Errorf("the agent panicked: %v\n%s", r, debug.Stack())
+				return
+			}
+			done <- errors.New("the agent's goroutine exited without returning (runtime.Goexit: t.Fatal or t.FailNow called from the agent?)")
+		}()
+		err := agent(actx, sess)
+		returned = true
+		done <- err
+	}()
 	var err error
 	select {
 	case err = <-done:
 	case <-actx.Done():
+		grace := min(agentGrace, timeout)
 		select {
 		case err = <-done:
-		case <-time.After(min(agentGrace, timeout)):
-			return fmt.Errorf("timed out after %s, and the agent had not returned %s later: an AgentFunc must return when its context is done", timeout, min(agentGrace, timeout))
+		case <-time.After(grace):
+			if ctx.Err() != nil {
+				return fmt.Errorf("interrupted (%v), and the agent had not returned %s later", context.Cause(ctx), grace)
+			}
+			return fmt.Errorf("timed out after %s, and the agent had not returned %s later: an AgentFunc must return when its context is done", timeout, grace)
 		}
 	}
-	if errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted: %v", context.Cause(ctx))
+	}
+	if errors.Is(actx.Err(), context.DeadlineExceeded) {
 		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 			return fmt.Errorf("timed out after %s: %w", timeout, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -38,6 +39,10 @@ func testAgent(ctx context.Context, s *Session) error {
 	case "ignore": // past its context's end, as an agent should not
 		time.Sleep(3 * time.Second)
 		return nil
+	case "panic":
+		panic("boom")
+	case "goexit": // what t.Fatal does when an agent calls it
+		runtime.Goexit()
 	}
 	msgs := []any{map[string]any{"role": "user", "content": s.Getenv("PROMPT")}}
 	for range 10 {
@@ -233,6 +238,10 @@ func TestCapturedAgentFailures(t *testing.T) {
 			CheckAgent, []string{"in-process agent, run 1: timed out after 200ms"}},
 		"in-process agent that ignores its context": {strings.Replace(capturedFixture(`"HANG": "ignore"`, ""), `"env"`, `"timeout": "200ms", "env"`, 1),
 			CheckAgent, []string{"timed out after 200ms, and the agent had not returned 200ms later: an AgentFunc must return when its context is done"}},
+		"in-process agent that panics": {capturedFixture(`"HANG": "panic"`, ""),
+			CheckAgent, []string{"in-process agent, run 1: ", "the agent panicked: boom"}},
+		"in-process agent that calls runtime.Goexit": {capturedFixture(`"HANG": "goexit"`, ""),
+			CheckAgent, []string{"the agent's goroutine exited without returning (runtime.Goexit: t.Fatal or t.FailNow called from the agent?)"}},
 		"missing dir": {`{"description": "d", "agent": {"exec": ["true"], "dir": "nope"}, "replies": [{"text": "a"}]}`,
 			CheckInvalid, []string{"x.json:1:57: agent.dir: the agent's directory ", "nope does not exist"}},
 		"dir that is a file": {`{"description": "d", "agent": {"exec": ["true"], "dir": "x.json"}, "replies": [{"text": "a"}]}`,
@@ -261,6 +270,21 @@ func TestCapturedAgentFailures(t *testing.T) {
 				t.Errorf("the replay took %s", d)
 			}
 		})
+	}
+}
+
+// TestCapturedInterruptIsNotATimeout: an in-process run whose suite
+// context is cancelled (SIGINT in replay) is reported as interrupted.
+func TestCapturedInterruptIsNotATimeout(t *testing.T) {
+	_, opts := capturedSuite(t, map[string]string{"x": capturedFixture(`"HANG": "ctx"`, "")})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	opts.Context = ctx
+	s := mustLoad(t, opts)
+	res := s.Replay(s.Fixture("x"))
+	f := failureWith(t, res.Failures, CheckAgent, "interrupted: context canceled")
+	if strings.Contains(f.Msg, "timed out") {
+		t.Errorf("an interrupt reported as a timeout: %s", f.Msg)
 	}
 }
 
