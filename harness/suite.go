@@ -163,8 +163,10 @@ const (
 func (f Finding) String() string { return f.File + ": " + f.Msg }
 
 // Load reads and validates every fixture in the fixtures directory and
-// checks the golden directory's layout. Any invalid fixture fails the load
-// (a *FixtureError): nothing can be tested or recorded until it is fixed.
+// checks the golden directory's layout. Any invalid fixture fails the load:
+// nothing can be tested or recorded until it is fixed. The error names
+// every invalid fixture (errors.Join of one *FixtureError each, which
+// errors.As finds); with Options.Run, only the files it selects are read.
 func Load(opts Options) (*Suite, error) {
 	dir := opts.fixturesDir()
 	entries, err := os.ReadDir(dir)

@@ -195,6 +195,11 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		return writeLog(ctx, suite, outFile, stdout, stderr)
 	}
+	if inProcessOnly(suite, opts) {
+		// Decided before Record, which would prune and clean first.
+		fmt.Fprintf(stderr, "record: nothing to record here: the selected scenarios have in-process agents; record them from go test with GOLDIE_UPDATE=1\n")
+		return exitCannotRun
+	}
 	changes, failed, err := suite.Record(harness.RecordOptions{DryRun: check, Prune: prune, SkipInProcess: true})
 	if code, ok := interruptedStatus(ctx, err); ok {
 		fmt.Fprintf(stderr, "record: %v\n", err)
@@ -268,14 +273,25 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stdout, ", %d skipped", n)
 	}
 	fmt.Fprintln(stdout)
-	if n := counts[harness.Skipped]; n > 0 && n == len(suite.Fixtures()) {
-		fmt.Fprintf(stderr, "record: nothing to record here: the selected scenarios have in-process agents; record them from go test with GOLDIE_UPDATE=1\n")
-		return exitCannotRun
-	}
 	if check && counts[harness.Created]+counts[harness.Changed]+counts[harness.Removed]+counts[harness.Cleaned]+stray > 0 {
 		return exitChanges
 	}
 	return exitOK
+}
+
+// inProcessOnly reports whether every selected fixture is a scenario
+// whose agent is an in-process Go function, which record cannot run.
+func inProcessOnly(suite *harness.Suite, opts harness.Options) bool {
+	selected := suite.Fixtures()
+	if len(selected) == 0 || opts.Agent != nil || opts.Listen != nil {
+		return false
+	}
+	for _, f := range selected {
+		if !f.InProcess() {
+			return false
+		}
+	}
+	return true
 }
 
 // writeLog writes the full log of the single selected fixture.

@@ -378,9 +378,27 @@ func TestRecordSkipsInProcessScenarios(t *testing.T) {
 	if b, _ := os.ReadFile(kept); string(b) != "recorded from go test\n" {
 		t.Errorf("the skipped scenario's golden log was touched: %q", b)
 	}
-	code, stdout, stderr = record(t, "-fixtures", fixtures, "-golden", golden, "-run", "^inproc$")
+	// A directory of in-process scenarios only: nothing is recorded, and
+	// nothing pruned either.
+	only, onlyGolden := filepath.Join(t.TempDir(), "fixtures"), filepath.Join(t.TempDir(), "golden")
+	for _, d := range []string{only, onlyGolden} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(only, "inproc.json"), []byte(inproc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	orphan := filepath.Join(onlyGolden, "gone.golden")
+	if err := os.WriteFile(orphan, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = record(t, "-fixtures", only, "-golden", onlyGolden, "-prune")
 	if code != exitCannotRun || !strings.Contains(stderr, "nothing to record here") {
 		t.Errorf("only the in-process scenario: exit %d: %s %s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(orphan); err != nil {
+		t.Errorf("a record that records nothing pruned: %v", err)
 	}
 }
 

@@ -404,14 +404,20 @@ func (p *printer) summary(s summaryReport) {
 		p.js.Encode(s)
 		return
 	}
-	line := fmt.Sprintf("%d passed, %d failed", s.Passed, s.Failed)
+	// The last line is the contract's "N passed, N failed", a fixture
+	// that could not be tested counted as failed; what needs saying
+	// besides goes on the line before.
+	var notes []string
 	if s.Invalid > 0 {
-		line += fmt.Sprintf(", %d could not be tested", s.Invalid)
+		notes = append(notes, fmt.Sprintf("%d of the failed could not be tested", s.Invalid))
 	}
 	if s.Skipped > 0 {
-		line += fmt.Sprintf(", %d skipped", s.Skipped)
+		notes = append(notes, fmt.Sprintf("%d skipped (in-process agents run from go test)", s.Skipped))
 	}
-	fmt.Fprintln(p.e.stdout, line)
+	if len(notes) > 0 {
+		fmt.Fprintln(p.e.stdout, strings.Join(notes, "; "))
+	}
+	fmt.Fprintf(p.e.stdout, "%d passed, %d failed\n", s.Passed, s.Failed+s.Invalid)
 }
 
 // skip reports a scenario replay does not run: its agent is in-process.

@@ -121,7 +121,10 @@ func Test(t *testing.T, opts harness.Options) {
 // fixture's full, untemplated log to DIR/NAME.jsonl, as record -o does for
 // one fixture: how a CI job keeps the logs of in-process agents, which
 // record cannot run, for replay diff against another host's. It writes
-// nothing in the golden directory, so it works with CI set.
+// nothing in the golden directory, so it works with CI set. A relative
+// DIR is taken from each test's package directory, as go test runs it
+// there; give an absolute one when several packages write logs, since
+// two suites with a fixture of the same name write the same file.
 const LogDirEnv = "HEADERGOLD_LOG_DIR"
 
 // writeLog writes one full log into dir, atomically.

@@ -55,8 +55,9 @@ func (e *ExecError) Error() string {
 func (e *ExecError) Unwrap() error { return e.Err }
 
 // QuoteArgv writes an argv as a POSIX shell reads it back: each argument
-// that holds anything but letters, digits and -_./:=@%+, single-quoted,
-// so that an argument with a space shows as one.
+// that holds anything but letters, digits and the characters -_./:=@%+,
+// (comma included) is single-quoted, so that an argument with a space
+// shows as one.
 func QuoteArgv(argv []string) string {
 	var b strings.Builder
 	for i, a := range argv {
