@@ -30,23 +30,34 @@ type recInfo struct {
 	sure   bool
 }
 
+// errTwice is the error of an event with its type or data member twice.
+var errTwice = errors.New(`an event with its "type" or "data" member written twice`)
+
 // scanEvent validates a record that should be a session-log event, in one
-// pass of canon.ScanObject that also finds its type and data members (the
-// last of each, as JSON.parse keeps them). isEvent is false for a valid
-// object that lacks either member; an event whose type is not a string
-// or whose data is not an object is an error.
+// pass of canon.ScanObject that also finds its type and data members.
+// isEvent is false for a valid object that lacks either member; an event
+// whose type is not a string, whose data is not an object, or that has
+// either member twice is an error.
 func scanEvent(src []byte) (info recInfo, isEvent bool, err error) {
 	var typ span
+	twice := false
 	scanErr := canon.ScanObject(src, func(ks, ke, vs, ve int) {
 		switch {
 		case rawKeyIs(src[ks:ke], "type"):
+			twice = twice || typ.end > 0
 			typ = span{vs, ve}
 		case rawKeyIs(src[ks:ke], "data"):
+			twice = twice || info.data.end > 0
 			info.data = span{vs, ve}
 		}
 	})
 	if scanErr != nil {
 		return recInfo{}, false, syntaxError(src)
+	}
+	if twice {
+		// Refused whatever the layout: a framed line is read by its
+		// first type and data, a parse would keep the last.
+		return recInfo{}, false, errTwice
 	}
 	if typ.end == 0 || info.data.end == 0 {
 		return recInfo{}, false, nil

@@ -352,7 +352,7 @@ func (s *side) settle() error {
 		// The record was taken for what its first bytes say; only an
 		// event with its type or data member written twice parses as
 		// something else.
-		return &InputError{File: s.name, Line: s.curLine, Err: errors.New(`an event with its "type" or "data" member written twice`)}
+		return &InputError{File: s.name, Line: s.curLine, Err: errTwice}
 	}
 	// A member after data ends data before the line's last brace: the
 	// frame found where data starts, which is what was read of it.

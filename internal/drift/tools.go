@@ -314,44 +314,49 @@ func matchTools(ua, ub []unit, na, nb []string) (matchA, matchB []int) {
 		}
 		return c
 	}
-	canonB := map[int][]byte{}
-	shared := false
+	canonA, canonB := map[int][]byte{}, map[int][]byte{}
+	same := func(i, j int) bool {
+		ci, ok := canonA[i]
+		if !ok {
+			ci = canonical(ua[i])
+			canonA[i] = ci
+		}
+		cj, ok := canonB[j]
+		if !ok {
+			cj = canonical(ub[j])
+			canonB[j] = cj
+		}
+		return bytes.Equal(ci, cj)
+	}
+	var shared []int // tools of A whose name another tool shares
 	for i, n := range na {
-		q := inB[n]
-		switch {
+		switch q := inB[n]; {
 		case len(q) == 0:
 		case len(q) == 1 && inA[n] == 1:
 			matchA[i], matchB[q[0]] = q[0], i
 		default:
-			shared = true
-			ci := canonical(ua[i])
-			for _, j := range q {
-				if matchB[j] >= 0 {
-					continue
-				}
-				cj, ok := canonB[j]
-				if !ok {
-					cj = canonical(ub[j])
-					canonB[j] = cj
-				}
-				if bytes.Equal(ci, cj) {
+			shared = append(shared, i)
+		}
+	}
+	// Tools sharing a name are matched first with an equal tool at their
+	// own position, then with an equal one anywhere, then with what is
+	// left in order, at their own position first: a tool that stayed
+	// where it was is never taken for one that moved.
+	for _, pass := range []func(i, j int) bool{
+		func(i, j int) bool { return i == j && same(i, j) },
+		same,
+		func(i, j int) bool { return i == j },
+		func(int, int) bool { return true },
+	} {
+		for _, i := range shared {
+			if matchA[i] >= 0 {
+				continue
+			}
+			for _, j := range inB[na[i]] {
+				if matchB[j] < 0 && pass(i, j) {
 					matchA[i], matchB[j] = j, i
 					break
 				}
-			}
-		}
-	}
-	if !shared {
-		return matchA, matchB
-	}
-	for i, n := range na {
-		if matchA[i] >= 0 {
-			continue
-		}
-		for _, j := range inB[n] {
-			if matchB[j] < 0 {
-				matchA[i], matchB[j] = j, i
-				break
 			}
 		}
 	}

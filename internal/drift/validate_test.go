@@ -165,6 +165,10 @@ func TestSameNamedTools(t *testing.T) {
 	// the one that changed.
 	res = compareBytes(t, body(web, docs), body(web, `{"name":"search","description":"DOCS"}`), Options{})
 	checkDrift(t, res, 1, "tools.1.description", Content)
+	// A tool that stayed in place is matched with itself, not with an
+	// equal one elsewhere: the first changed, nothing moved.
+	res = compareBytes(t, body(web, docs), body(docs, docs), Options{})
+	checkDrift(t, res, 1, "tools.0.description", Content)
 	// Equal values written with other bytes are matched, and found as
 	// encoding.
 	res = compareBytes(t, body(web, docs), body(`{"description":"docs","name":"search"}`, web), Options{})
@@ -359,5 +363,22 @@ func TestFramedEventsReviewCases(t *testing.T) {
 	_, err = Compare(Source{"A", strings.NewReader(hdr + step + `{"type":"x","data":{,}}` + "\n")}, Source{"B", strings.NewReader(hdr + step + long)}, Options{})
 	if err == nil || !strings.HasPrefix(err.Error(), "A:3:") {
 		t.Errorf("the first invalid record read: %v", err)
+	}
+}
+
+// TestEventMembersTwice: an event with its type or data member written
+// twice is refused whatever its layout, framed or not.
+func TestEventMembersTwice(t *testing.T) {
+	hdr := `{"type":"request/header","data":{"turn":1,"step":1,"reason":"initial","header":{"config":{"model":"m"}}}}` + "\n"
+	step := `{"type":"step/start","data":{"turn":1,"step":1}}` + "\n"
+	for _, line := range []string{
+		`{"type":"tool/result","data":{"turn":1,"step":9},"type":"step/start"}`,
+		`{"type":"tool/result","data":{"turn":1,"step":9},"type":"step/start","z":{}}`,
+		`{"type":"tool/result","data":{"turn":1},"data":{"turn":2}}`,
+	} {
+		_, err := Compare(Source{"A", strings.NewReader(hdr + step)}, Source{"B", strings.NewReader(hdr + step + line + "\n")}, Options{})
+		if err == nil || !strings.Contains(err.Error(), `B:3: an event with its "type" or "data" member written twice`) {
+			t.Errorf("%s: %v", line, err)
+		}
 	}
 }
