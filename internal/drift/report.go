@@ -98,8 +98,17 @@ func (r *Result) WriteText(w io.Writer) error {
 	if e := d.Encoding; e != nil {
 		p.f("  encoding (%s): %s\n", e.Note, orRoot(e.Path))
 		ba, bb := showBytes(e.A, e.B)
-		p.f("    A byte %d: %s\n", e.OffsetA, ba)
-		p.f("    B byte %d: %s\n", e.OffsetB, bb)
+		for _, x := range []struct {
+			side  string
+			off   int
+			bytes string
+		}{{"A", e.OffsetA, ba}, {"B", e.OffsetB, bb}} {
+			if x.off < 0 { // a member one side writes twice, the other once
+				p.f("    %s: (absent)\n", x.side)
+			} else {
+				p.f("    %s byte %d: %s\n", x.side, x.off, x.bytes)
+			}
+		}
 	}
 	if len(d.Diffs) > 1 {
 		p.f("  differences:\n")

@@ -382,3 +382,17 @@ func TestEventMembersTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicateKeyText: the side that writes a member once shows it as
+// absent, not at a byte offset of -1.
+func TestDuplicateKeyText(t *testing.T) {
+	body := func(tool string) []byte {
+		return []byte(`{"model":"claude-sonnet-4-5","system":"S","tools":[` + tool + `],"messages":[{"role":"user","content":"hi"}]}` + "\n")
+	}
+	res := compareBytes(t, body(`{"name":"a","description":"y"}`), body(`{"name":"a","description":"x","description":"y"}`), Options{NoCost: true})
+	var text strings.Builder
+	res.WriteText(&text)
+	if !strings.Contains(text.String(), "    A: (absent)\n") || strings.Contains(text.String(), "byte -1") {
+		t.Errorf("text:\n%s", text.String())
+	}
+}
