@@ -111,7 +111,7 @@ func attachCost(fails []Failure, golden, system, tools string, out *Outputs, lim
 			ReadMultiplier: c.ReadMultiplier, ExtraInputTokens: c.ExtraInputTokens, RatesAsOf: c.RatesAsOf, Source: c.Source}
 	}
 	if p := res.CacheAt; p != nil {
-		m.CostAt = &CachePlace{Segment: p.Segment, Offset: p.Offset}
+		m.CostAt = &CachePlace{Segment: p.Segment, Offset: p.Offset, Length: p.Length}
 	}
 }
 

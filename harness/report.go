@@ -68,6 +68,7 @@ type CacheCost struct {
 type CachePlace struct {
 	Segment string `json:"segment"`
 	Offset  int    `json:"offset"`
+	Length  int    `json:"length"` // the segment's length in bytes, 0 for config
 }
 
 // String formats the mismatch as FILE:LINE: reason, then both sides.

@@ -126,7 +126,7 @@ func TestDiffCostRenderOrder(t *testing.T) {
 	if config.cache.KeptTokens != 0 || config.CacheAt.Segment != cost.Config {
 		t.Errorf("a config drift keeps %d tokens at %+v, want 0 at config", config.cache.KeptTokens, config.CacheAt)
 	}
-	if *system.CacheAt != (cost.Place{Segment: cost.System, Offset: len(strings.Repeat("You are a careful assistant working in a software repository. ", 20)) + 1}) {
+	if at := system.CacheAt; at.Segment != cost.System || at.Offset != len(strings.Repeat("You are a careful assistant working in a software repository. ", 20))+1 || at.Length <= at.Offset {
 		t.Errorf("system drift at %+v", system.CacheAt)
 	}
 	// The conversation is lost too: it is in every lost count, so a

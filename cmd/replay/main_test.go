@@ -138,6 +138,7 @@ type jsonLine struct {
 		CacheAt                    *struct {
 			Segment string
 			Offset  int
+			Length  int
 		}
 		CacheNote  string
 		CacheLines []string

@@ -50,8 +50,8 @@ func BenchmarkEstimate50KBHeader(b *testing.B) {
 	if _, err := CountTokens(nil); err != nil {
 		b.Fatal(err)
 	}
-	mustEstimate(b, r, Place{Tools, 0}) // load the vocabulary outside the timing
-	for _, at := range []Place{{Tools, len(r.Tools) / 2}, {System, len(r.System) / 2}, {Config, 0}} {
+	mustEstimate(b, r, Place{Segment: Tools, Offset: 0}) // load the vocabulary outside the timing
+	for _, at := range []Place{{Segment: Tools, Offset: len(r.Tools) / 2}, {Segment: System, Offset: len(r.System) / 2}, {Segment: Config}} {
 		b.Run(fmt.Sprintf("%s-%dKB", at.Segment, (len(r.Tools)+len(r.System))>>10), func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(r.Tools) + len(r.System) + len(r.Messages)))

@@ -35,6 +35,9 @@ type Place struct {
 	// Offset is the byte offset of the first differing byte in the
 	// segment; the segment's length when the other side only adds to it.
 	Offset int `json:"offset"`
+	// Length is the segment's length in bytes on the side priced (the
+	// next request); 0 for Config, which is not rendered.
+	Length int `json:"length"`
 }
 
 // Cache is the cost of a drift; its JSON members are exactly: provider,

@@ -25,10 +25,10 @@ const (
 
 func TestEstimateLaterDriftKeepsMore(t *testing.T) {
 	r := firstAnthropic(t)
-	firstTool := mustEstimate(t, r, Place{Tools, 1})
-	lastTool := mustEstimate(t, r, Place{Tools, 8139})
-	system := mustEstimate(t, r, Place{System, 0})
-	messages := mustEstimate(t, r, Place{Messages, 0})
+	firstTool := mustEstimate(t, r, Place{Segment: Tools, Offset: 1})
+	lastTool := mustEstimate(t, r, Place{Segment: Tools, Offset: 8139})
+	system := mustEstimate(t, r, Place{Segment: System, Offset: 0})
+	messages := mustEstimate(t, r, Place{Segment: Messages, Offset: 0})
 
 	if !(firstTool.KeptTokens < lastTool.KeptTokens && lastTool.KeptTokens < system.KeptTokens &&
 		system.KeptTokens < messages.KeptTokens) {
@@ -87,7 +87,7 @@ func TestEstimateTotals(t *testing.T) {
 				offs = append(offs, rng.IntN(len(b)+1))
 			}
 			for _, off := range offs {
-				c := mustEstimate(t, r, Place{seg, off})
+				c := mustEstimate(t, r, Place{Segment: seg, Offset: off})
 				if c.KeptTokens+c.LostTokens < c.HeaderTokens {
 					t.Errorf("body %d at %s %d: kept %d + lost %d < header %d", i+1, seg, off, c.KeptTokens, c.LostTokens, c.HeaderTokens)
 				}
@@ -104,7 +104,7 @@ func TestEstimateTotals(t *testing.T) {
 
 func TestEstimateConfigDriftLosesEverything(t *testing.T) {
 	r := firstAnthropic(t)
-	c := mustEstimate(t, r, Place{Config, 0})
+	c := mustEstimate(t, r, Place{Segment: Config, Offset: 0})
 	if c.KeptTokens != 0 || c.LostTokens != line1Tools+line1System+line1Messages || !c.BelowMinimum {
 		t.Fatalf("config drift: kept %d lost %d below %v, want 0, %d, true", c.KeptTokens, c.LostTokens, c.BelowMinimum,
 			line1Tools+line1System+line1Messages)
@@ -118,7 +118,7 @@ func TestEstimateConfigDriftLosesEverything(t *testing.T) {
 func TestEstimateWithoutConversation(t *testing.T) {
 	r := firstAnthropic(t)
 	r.Messages = nil
-	c := mustEstimate(t, r, Place{System, 0})
+	c := mustEstimate(t, r, Place{Segment: System, Offset: 0})
 	if c.KeptTokens != line1Tools || c.LostTokens != line1System || c.HeaderTokens != line1Tools+line1System {
 		t.Fatalf("no conversation: kept %d lost %d header %d, want %d, %d, %d", c.KeptTokens, c.LostTokens, c.HeaderTokens,
 			line1Tools, line1System, line1Tools+line1System)
@@ -133,19 +133,19 @@ func TestEstimateTinyHeaderIsBelowMinimum(t *testing.T) {
 		System:   []byte(`"hi"`),           // 3 tokens
 		Messages: []byte(`[{"role":"user","content":"hello"}]`),
 	}
-	c := mustEstimate(t, r, Place{Messages, 0})
+	c := mustEstimate(t, r, Place{Segment: Messages, Offset: 0})
 	if c.HeaderTokens != 10 || c.KeptTokens != 10 || c.MinCacheable != 1024 || !c.BelowMinimum {
 		t.Fatalf("tiny header: header %d kept %d min %d below %v, want 10, 10, 1024, true",
 			c.HeaderTokens, c.KeptTokens, c.MinCacheable, c.BelowMinimum)
 	}
 	// The same request at a real header's size is not below.
 	big := firstAnthropic(t)
-	if c := mustEstimate(t, big, Place{Messages, 0}); c.BelowMinimum {
+	if c := mustEstimate(t, big, Place{Segment: Messages, Offset: 0}); c.BelowMinimum {
 		t.Errorf("kept %d of min %d reported below the minimum", c.KeptTokens, c.MinCacheable)
 	}
 	// A provider that documents no minimum never reports one.
 	r.Format, r.Model = "openai-chat", "deepseek-v4-pro"
-	if c := mustEstimate(t, r, Place{Config, 0}); c.BelowMinimum || c.MinCacheable != 0 {
+	if c := mustEstimate(t, r, Place{Segment: Config, Offset: 0}); c.BelowMinimum || c.MinCacheable != 0 {
 		t.Errorf("deepseek: min %d below %v, want 0 and false", c.MinCacheable, c.BelowMinimum)
 	}
 }
@@ -180,7 +180,7 @@ func TestEstimateExtraInputTokens(t *testing.T) {
 	} {
 		r := tc.r
 		r.Format, r.Model, r.TTL = tc.format, tc.mod, tc.ttl
-		c := mustEstimate(t, r, Place{Config, 0})
+		c := mustEstimate(t, r, Place{Segment: Config, Offset: 0})
 		if c.LostTokens != tc.lost || c.WriteMultiplier != tc.write || c.ReadMultiplier != tc.read ||
 			c.ExtraInputTokens != tc.extra || c.Estimate != tc.wantEstimate {
 			t.Errorf("%s %s ttl %q: lost %d write %v read %v extra %v estimate %v; want %d, %v, %v, %v, %v",
@@ -195,8 +195,8 @@ func TestEstimateOpenAIRendersSystemFirst(t *testing.T) {
 	// tools drift keeps the system prompt.
 	r := Request{Format: "openai-chat", Model: "gpt-4o",
 		Tools: []byte(`[{"name":"a"}]`), System: []byte("hello world")}
-	sys := mustEstimate(t, r, Place{System, 0})
-	tools := mustEstimate(t, r, Place{Tools, 0})
+	sys := mustEstimate(t, r, Place{Segment: System, Offset: 0})
+	tools := mustEstimate(t, r, Place{Segment: Tools, Offset: 0})
 	if sys.KeptTokens != 0 || sys.LostTokens != 9 || tools.KeptTokens != 2 || tools.LostTokens != 7 {
 		t.Fatalf("system drift kept %d lost %d, tools drift kept %d lost %d; want 0, 9, 2, 7",
 			sys.KeptTokens, sys.LostTokens, tools.KeptTokens, tools.LostTokens)
@@ -207,8 +207,8 @@ func TestEstimateCutInsideACharacter(t *testing.T) {
 	// "café au lait": the cut at byte 4, inside "é", counts from byte 3:
 	// "caf" is 1 token and "é au lait" the rest.
 	r := Request{Format: "anthropic", Model: "claude-sonnet-4-6", System: []byte("café au lait")}
-	at3 := mustEstimate(t, r, Place{System, 3})
-	at4 := mustEstimate(t, r, Place{System, 4})
+	at3 := mustEstimate(t, r, Place{Segment: System, Offset: 3})
+	at4 := mustEstimate(t, r, Place{Segment: System, Offset: 4})
 	if at3.KeptTokens != 1 {
 		t.Fatalf("kept %d tokens before byte 3, want the 1 of \"caf\"", at3.KeptTokens)
 	}
@@ -229,15 +229,15 @@ func TestEstimateRefuses(t *testing.T) {
 		at   Place
 		want string
 	}{
-		{"unknown format", Request{Format: "cohere", Model: "claude-sonnet-4-6"}, Place{Config, 0}, "unknown wire format"},
-		{"unknown model", Request{Format: "anthropic", Model: "claude-9"}, Place{Config, 0}, "not in the rate table"},
-		{"unknown segment", ok, Place{"header", 0}, "unknown segment"},
-		{"empty segment", ok, Place{"", 0}, "unknown segment"},
-		{"negative offset", ok, Place{Tools, -1}, "outside the tools segment"},
-		{"offset past the end", ok, Place{System, 4}, "outside the system segment (3 bytes)"},
-		{"offset into absent messages", ok, Place{Messages, 1}, "outside the messages segment (0 bytes)"},
-		{"no 1-hour cache", Request{Format: "openai-chat", Model: "gpt-4o"}, Place{Config, 0}, "no 1-hour"},
-		{"unknown lifetime", Request{Format: "anthropic", Model: "claude-sonnet-4-6", TTL: "30m"}, Place{Config, 0}, "unknown cache lifetime"},
+		{"unknown format", Request{Format: "cohere", Model: "claude-sonnet-4-6"}, Place{Segment: Config, Offset: 0}, "unknown wire format"},
+		{"unknown model", Request{Format: "anthropic", Model: "claude-9"}, Place{Segment: Config, Offset: 0}, "not in the rate table"},
+		{"unknown segment", ok, Place{Segment: "header", Offset: 0}, "unknown segment"},
+		{"empty segment", ok, Place{Segment: "", Offset: 0}, "unknown segment"},
+		{"negative offset", ok, Place{Segment: Tools, Offset: -1}, "outside the tools segment"},
+		{"offset past the end", ok, Place{Segment: System, Offset: 4}, "outside the system segment (3 bytes)"},
+		{"offset into absent messages", ok, Place{Segment: Messages, Offset: 1}, "outside the messages segment (0 bytes)"},
+		{"no 1-hour cache", Request{Format: "openai-chat", Model: "gpt-4o"}, Place{Segment: Config, Offset: 0}, "no 1-hour"},
+		{"unknown lifetime", Request{Format: "anthropic", Model: "claude-sonnet-4-6", TTL: "30m"}, Place{Segment: Config, Offset: 0}, "unknown cache lifetime"},
 	} {
 		if tc.name == "no 1-hour cache" {
 			tc.r.TTL = "1h"
@@ -250,7 +250,7 @@ func TestEstimateRefuses(t *testing.T) {
 }
 
 func TestCacheJSONMembers(t *testing.T) {
-	c := mustEstimate(t, firstAnthropic(t), Place{System, 0})
+	c := mustEstimate(t, firstAnthropic(t), Place{Segment: System, Offset: 0})
 	b, err := json.Marshal(c)
 	if err != nil {
 		t.Fatal(err)
@@ -275,7 +275,7 @@ func TestCacheJSONMembers(t *testing.T) {
 }
 
 func TestEstimateOrderIsACopy(t *testing.T) {
-	c := mustEstimate(t, Request{Format: "anthropic", Model: "claude-sonnet-4-6"}, Place{Config, 0})
+	c := mustEstimate(t, Request{Format: "anthropic", Model: "claude-sonnet-4-6"}, Place{Segment: Config, Offset: 0})
 	c.Order[0] = "changed"
 	if anthropicOrder[0] == "changed" {
 		t.Fatal("Cache.Order shares the table's slice")
@@ -287,7 +287,7 @@ func TestEstimateConcurrently(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
-			c, err := Estimate(r, Place{Tools, 1 + i})
+			c, err := Estimate(r, Place{Segment: Tools, Offset: 1 + i})
 			if err != nil {
 				t.Error(err)
 				return
@@ -330,7 +330,7 @@ func TestEstimateEveryFormat(t *testing.T) {
 				continue
 			}
 			known++
-			for _, at := range []Place{{Tools, len(r.Tools) / 2}, {System, len(r.System) / 2}, {Messages, len(r.Messages) / 2}, {Config, 0}} {
+			for _, at := range []Place{{Segment: Tools, Offset: len(r.Tools) / 2}, {Segment: System, Offset: len(r.System) / 2}, {Segment: Messages, Offset: len(r.Messages) / 2}, {Segment: Config}} {
 				c := mustEstimate(t, r, at)
 				if c.HeaderTokens == 0 || c.KeptTokens+c.LostTokens < c.HeaderTokens {
 					t.Errorf("%s line %d (%s) at %+v: header %d kept %d lost %d", tc.file, i+1, r.Model, at,

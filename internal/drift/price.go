@@ -227,8 +227,9 @@ func price(res *Result, d *Difference, a, b *pricing, model string) {
 		fail("not priced: %v", err)
 		return
 	}
-	res.Cache, res.CacheAt = c, &at
 	res.cacheSizes = map[string]int{cost.Tools: len(b.tools), cost.System: len(b.system), cost.Messages: len(b.conv)}
+	at.Length = res.cacheSizes[at.Segment]
+	res.Cache, res.CacheAt = c, &at
 	if !b.convKnown {
 		note("the conversation is not counted: the input does not hold it")
 	}
