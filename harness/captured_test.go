@@ -360,3 +360,28 @@ func TestCapturedLogIsRebuiltAndTemplated(t *testing.T) {
 		}
 	}
 }
+
+// TestCapturedArgumentsAsScripted: a scripted call's arguments reach the
+// agent with every token as the fixture writes it, only its whitespace
+// gone: no number rounded to a double, none turned into null.
+func TestCapturedArgumentsAsScripted(t *testing.T) {
+	src := `{"description": "d", "agent": {}, "replies": [{"toolCalls": [{"id": "c", "name": "a",
+  "arguments": {"big": 12345678901234567890, "f": 1.0, "e": 1E400, "neg": -0, "n": 12.50, "s": "\u00e9 \n"}}]}]}`
+	f, err := decodeFixture("x.json", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"big":12345678901234567890,"f":1.0,"e":1E400,"neg":-0,"n":12.50,"s":"\u00e9 \n"}`
+	if got := string(f.Replies[0].ToolCalls[0].Arguments); got != want {
+		t.Errorf("arguments %s, want %s", got, want)
+	}
+	var served bytes.Buffer
+	for _, r := range wireReplies(f.Replies) {
+		for _, c := range r.ToolCalls {
+			served.Write(c.Arguments)
+		}
+	}
+	if served.String() != want {
+		t.Errorf("served %s, want %s", served.String(), want)
+	}
+}
