@@ -33,7 +33,7 @@ func (e *agentFailure) Error() string { return e.msg }
 type variation struct {
 	run       int
 	gomaxproc int // 0 for in-process agents
-	hashSeed  int
+	hashSeed  uint64
 }
 
 func (v variation) String() string {
@@ -55,13 +55,16 @@ func (v variation) causes() string {
 	return "map or dict iteration order (Go maps; Python hashing, which PYTHONHASHSEED varies), thread and goroutine scheduling (which GOMAXPROCS varies), or, in any language, the timing of asynchronous work such as plugins that register tools when they are ready"
 }
 
-// variationOf is run n's variation: GOMAXPROCS 1, 2, 4, 8 in turn, and
-// PYTHONHASHSEED n (0 would turn hash randomisation off).
-func variationOf(f *Fixture, n int) variation {
+// variationOf is run n's variation: GOMAXPROCS 1, 2, 4, 8 in turn, and a
+// PYTHONHASHSEED drawn from the suite's seed, the fixture and the run, so
+// that every replay tries other hash orders (fixed seeds 1 to 4 give two
+// tools one order under all four for many pairs of names) and -seed
+// replays the same ones. 0 would turn hash randomisation off.
+func variationOf(f *Fixture, n int, seed uint64) variation {
 	v := variation{run: n}
 	if len(f.Agent.Exec) > 0 {
 		v.gomaxproc = 1 << ((n - 1) % 4)
-		v.hashSeed = n
+		v.hashSeed = 1 + permutationSeed(seed, f.Name, n)%4294967295
 	}
 	return v
 }
@@ -83,7 +86,7 @@ func sessionEnv(f *Fixture, url string, v variation, upstream bool) map[string]s
 	}
 	if v.gomaxproc > 0 {
 		env["GOMAXPROCS"] = strconv.Itoa(v.gomaxproc)
-		env["PYTHONHASHSEED"] = strconv.Itoa(v.hashSeed)
+		env["PYTHONHASHSEED"] = strconv.FormatUint(v.hashSeed, 10)
 	}
 	maps.Copy(env, f.Agent.Env)
 	return env
@@ -164,7 +167,7 @@ func (s *Suite) runCaptured(f *Fixture, v variation, cr captureRun) (*runResult,
 			n, plural(n, "y", "ies"), len(srv.Requests()), len(cr.replies)))
 	}
 	if len(problems) > 0 {
-		return nil, &agentFailure{msg: fmt.Sprintf("%s, %s: %s", f.describeExec(), v, joinProblems(problems))}
+		return nil, &agentFailure{msg: fmt.Sprintf("%s, %s:%s", f.describeExec(), v, joinProblems(problems))}
 	}
 	replies := cr.replies
 	if cr.upstream {
@@ -237,11 +240,12 @@ func runInProcess(ctx context.Context, agent AgentFunc, sess *Session, timeout t
 	return err
 }
 
-// joinProblems joins one-line problems with "; ", and puts each on a
-// line of its own once one of them (an agent's stderr) has several.
+// joinProblems joins one-line problems with "; " after a space, and puts
+// each on a line of its own once one of them (an agent's stderr) has
+// several.
 func joinProblems(ps []string) string {
 	if !slices.ContainsFunc(ps, func(p string) bool { return strings.Contains(p, "\n") }) {
-		return strings.Join(ps, "; ")
+		return " " + strings.Join(ps, "; ")
 	}
 	return "\n  " + strings.Join(ps, "\n  ")
 }
@@ -263,7 +267,7 @@ func (s *Suite) checkCaptured(f *Fixture, res *Result) *Outputs {
 		fail(CheckInvalid, "%s has no \"replies\": script one per generation request of the agent, or record them from a real provider with record -upstream URL", f.Name)
 		return nil
 	}
-	first, err := s.runCaptured(f, variationOf(f, 1), cr)
+	first, err := s.runCaptured(f, variationOf(f, 1, s.opts.Seed), cr)
 	if err != nil {
 		var af *agentFailure
 		if errors.As(err, &af) {
@@ -298,7 +302,7 @@ func (s *Suite) checkCaptured(f *Fixture, res *Result) *Outputs {
 		cr = captureRun{replies: first.recorded}
 	}
 	for n := 2; n <= runs; n++ {
-		v := variationOf(f, n)
+		v := variationOf(f, n, s.opts.Seed)
 		again, err := s.runCaptured(f, v, cr)
 		if err != nil {
 			fail(CheckRepeat, "%v", err)

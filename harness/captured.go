@@ -302,3 +302,9 @@ func (f *Fixture) checkAgentDir() error {
 // InProcess reports whether f is a captured scenario whose agent is a Go
 // function (no agent.exec), which runs from go test with Options.Agent.
 func (f *Fixture) InProcess() bool { return f.Captured() && len(f.Agent.Exec) == 0 }
+
+// Seeded reports whether f's runs depend on the suite's seed, so that a
+// failure is replayed with it: a reference fixture's permutation runs
+// and a subprocess agent's PYTHONHASHSEED do; an in-process agent's runs
+// do not.
+func (f *Fixture) Seeded() bool { return !f.InProcess() }

@@ -223,7 +223,7 @@ func TestCapturedAgentFailures(t *testing.T) {
 		want    []string
 	}{
 		"exit 1": {`{"description": "d", "agent": {"exec": ` + sh(`echo "bad config" >&2; exit 1`) + `}, "replies": [{"text": "a"}]}`,
-			CheckAgent, []string{"run 1 (GOMAXPROCS=1, PYTHONHASHSEED=1)", "exit status 1", "bad config"}},
+			CheckAgent, []string{"run 1 (GOMAXPROCS=1, PYTHONHASHSEED=", "):\n  agent [sh -c", "exit status 1", "bad config"}},
 		"timeout": {`{"description": "d", "agent": {"exec": ` + sh(`sleep 30`) + `, "timeout": "300ms"}, "replies": [{"text": "a"}]}`,
 			CheckAgent, []string{"timed out after 300ms; its process group was killed"}},
 		"unused replies": {`{"description": "d", "agent": {"exec": ["true"]}, "replies": [{"text": "a"}]}`,
@@ -239,7 +239,7 @@ func TestCapturedAgentFailures(t *testing.T) {
 		"in-process agent that ignores its context": {strings.Replace(capturedFixture(`"HANG": "ignore"`, ""), `"env"`, `"timeout": "200ms", "env"`, 1),
 			CheckAgent, []string{"timed out after 200ms, and the agent had not returned 200ms later: an AgentFunc must return when its context is done"}},
 		"in-process agent that panics": {capturedFixture(`"HANG": "panic"`, ""),
-			CheckAgent, []string{"in-process agent, run 1: ", "the agent panicked: boom"}},
+			CheckAgent, []string{"in-process agent, run 1:\n  the agent panicked: boom"}},
 		"in-process agent that calls runtime.Goexit": {capturedFixture(`"HANG": "goexit"`, ""),
 			CheckAgent, []string{"the agent's goroutine exited without returning (runtime.Goexit: t.Fatal or t.FailNow called from the agent?)"}},
 		"missing dir": {`{"description": "d", "agent": {"exec": ["true"], "dir": "nope"}, "replies": [{"text": "a"}]}`,
@@ -383,5 +383,31 @@ func TestCapturedArgumentsAsScripted(t *testing.T) {
 	}
 	if served.String() != want {
 		t.Errorf("served %s, want %s", served.String(), want)
+	}
+}
+
+// TestRepeatPassHashSeeds: each run of a subprocess agent gets another
+// PYTHONHASHSEED, drawn from the suite's seed, so that a replay with
+// another seed tries other hash orders and -seed replays the same ones.
+func TestRepeatPassHashSeeds(t *testing.T) {
+	f := &Fixture{Name: "x", Agent: &AgentSpec{Exec: []string{"python3", "agent.py"}}}
+	seen := map[uint64]bool{}
+	for seed := uint64(1); seed <= 50; seed++ {
+		for n := 1; n <= 4; n++ {
+			v := variationOf(f, n, seed)
+			if v.hashSeed == 0 || v.hashSeed > 4294967295 {
+				t.Fatalf("PYTHONHASHSEED %d out of range", v.hashSeed)
+			}
+			if again := variationOf(f, n, seed); again != v {
+				t.Fatalf("seed %d run %d: %v, then %v", seed, n, v, again)
+			}
+			seen[v.hashSeed] = true
+		}
+	}
+	if len(seen) < 190 {
+		t.Errorf("only %d distinct hash seeds in 200 runs", len(seen))
+	}
+	if v := variationOf(&Fixture{Name: "x", Agent: &AgentSpec{}}, 1, 7); v.hashSeed != 0 || v.gomaxproc != 0 {
+		t.Errorf("an in-process agent's variation %+v", v)
 	}
 }

@@ -81,7 +81,7 @@ func parseReplayFlags(args []string, e env) (*replayFlags, int) {
 	fs.StringVar(&rf.opts.Golden, "golden", "golden", "directory of golden `DIR`/NAME.golden and pin sidecars")
 	fs.StringVar(&runExpr, "run", "", "replay only fixtures whose name matches `REGEX`")
 	fs.IntVar(&shuffle, "shuffle", harness.DefaultShuffle, "permutation runs per reference fixture (`N`, 0 disables); a captured scenario runs its agent \"runs\" times instead, once with 0")
-	fs.Uint64Var(&seed, "seed", 0, "seed of the permutation runs (`N`; 0 picks one and prints it)")
+	fs.Uint64Var(&seed, "seed", 0, "seed of the permutation runs and of subprocess agents' PYTHONHASHSEEDs (`N`; 0 picks one and prints it)")
 	fs.StringVar(&shard, "shard", "", "replay only shard `I/N` of the fixtures (by name hash, 1 <= I <= N)")
 	fs.BoolVar(&rf.json, "json", false, "print one JSON object per fixture, then a summary object")
 	fs.BoolVar(&rf.verbose, "v", false, "print the seed and every check of every fixture")
@@ -335,8 +335,8 @@ func (p *printer) fixture(s *harness.Suite, res *harness.Result) {
 		}
 		f := s.Fixture(res.Fixture)
 		if !res.Passed() {
-			if f.Captured() {
-				// No seed: a captured run registers nothing in a seeded order.
+			if !f.Seeded() {
+				// No seed: nothing an in-process run does depends on it.
 				fmt.Fprintf(p.e.stdout, "    reproduce: %s%s -run '^%s$'\n", replayCommand.Name, p.dirFlags(), res.Fixture)
 			} else {
 				fmt.Fprintf(p.e.stdout, "    reproduce: %s%s -seed %d -run '^%s$'\n", replayCommand.Name, p.dirFlags(), res.Seed, res.Fixture)

@@ -106,9 +106,8 @@ func Test(t *testing.T, opts harness.Options) {
 			if res.Passed() {
 				return
 			}
-			if !f.Captured() {
-				// A captured run registers nothing in a seeded order.
-				t.Logf("permutation seed %d: reproduce with HEADERGOLD_SEED=%d go test -run '^%s$/^%s$'", s.Seed(), s.Seed(), parent, f.Name)
+			if f.Seeded() {
+				t.Logf("seed %d: reproduce with HEADERGOLD_SEED=%d go test -run '^%s$/^%s$'", s.Seed(), s.Seed(), parent, f.Name)
 			}
 			if advice := harness.RecordAdvice(res, opts.Commands); advice != "" {
 				t.Log(advice)
