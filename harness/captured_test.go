@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -25,6 +26,9 @@ import (
 func testAgent(ctx context.Context, s *Session) error {
 	tools := map[string]string{"read_file": "Read a file.", "write_file": "Write a file.", "grep": "Search files.",
 		"list_dir": "List a directory.", "run_tests": "Run the tests.", "git_diff": "Show the diff."}
+	if v := s.Getenv("DESC"); v != "" {
+		tools["read_file"] = v
+	}
 	var list []map[string]any
 	for name, desc := range tools {
 		list = append(list, map[string]any{"name": name, "description": desc, "input_schema": json.RawMessage(`{"type":"object"}`)})
@@ -46,10 +50,17 @@ func testAgent(ctx context.Context, s *Session) error {
 	}
 	msgs := []any{map[string]any{"role": "user", "content": s.Getenv("PROMPT")}}
 	for range 10 {
-		body, err := json.Marshal(map[string]any{"model": "claude-test", "max_tokens": 100, "system": "Be brief <always>.",
+		system := "Be brief <always>."
+		if v := s.Getenv("SYSTEM"); v != "" {
+			system = v
+		}
+		body, err := json.Marshal(map[string]any{"model": "claude-test", "max_tokens": 100, "system": system,
 			"tools": list, "messages": msgs})
 		if err != nil {
 			return err
+		}
+		if s.Getenv("SPACED") != "" {
+			body = pySpaced(body)
 		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.AnthropicBaseURL+s.Getenv("PATH_SUFFIX")+"/v1/messages", bytes.NewReader(body))
 		if err != nil {
@@ -88,6 +99,26 @@ func testAgent(ctx context.Context, s *Session) error {
 		msgs = append(msgs, map[string]any{"role": "user", "content": results})
 	}
 	return fmt.Errorf("no answer after 10 steps")
+}
+
+// pySpaced writes compact JSON as Python's json.dumps does by default: a
+// space after every comma and colon outside strings.
+func pySpaced(b []byte) []byte {
+	var out []byte
+	inStr := false
+	for i := 0; i < len(b); i++ {
+		out = append(out, b[i])
+		switch c := b[i]; {
+		case inStr && c == '\\':
+			i++
+			out = append(out, b[i])
+		case c == '"':
+			inStr = !inStr
+		case !inStr && (c == ',' || c == ':'):
+			out = append(out, ' ')
+		}
+	}
+	return out
 }
 
 // capturedFixture is a captured scenario for testAgent.
@@ -409,5 +440,25 @@ func TestRepeatPassHashSeeds(t *testing.T) {
 	}
 	if v := variationOf(&Fixture{Name: "x", Agent: &AgentSpec{}}, 1, 7); v.hashSeed != 0 || v.gomaxproc != 0 {
 		t.Errorf("an in-process agent's variation %+v", v)
+	}
+}
+
+// TestCapturedPinnedSpacedBody: a pinned agent that writes its bodies as
+// Python's json.dumps does (a space after each comma and colon) and then
+// changes one tool description fails with that content change alone: the
+// golden header rebuilt from the sidecars is spaced as the run's, so the
+// spaces the sidecars do not keep are no drift.
+func TestCapturedPinnedSpacedBody(t *testing.T) {
+	fixture := strings.Replace(capturedFixture(`"PROMPT": "x", "SPACED": "1"`, ""), `"description"`, `"pin": true, "description"`, 1)
+	s, opts := capturedSuite(t, map[string]string{"p": fixture})
+	if _, failed, err := s.Record(RecordOptions{}); err != nil {
+		t.Fatalf("record: %v %v", err, failed)
+	}
+	writeFile(t, filepath.Join(opts.Fixtures, "p.json"), strings.Replace(fixture, `"SPACED": "1"`, `"SPACED": "1", "DESC": "Read one file."`, 1))
+	s = mustLoad(t, opts)
+	res := s.Replay(s.Fixture("p"))
+	f := failureWith(t, res.Failures, CheckSidecar, "differs at initial.3.description")
+	if m := f.Mismatch; m == nil || !slices.Equal(m.Kinds, []string{"content"}) {
+		t.Errorf("kinds %v, want [content]:\n%s", f.Mismatch, f)
 	}
 }

@@ -288,9 +288,9 @@ func compactTokens(src []byte, lineBreaks bool) []byte {
 
 // likeRun returns the golden part want (compact tokens) written with the
 // run's bytes as far as the two agree but for whitespace between tokens,
-// then with want's own bytes: a run that sent its header with spaces
-// (Python's json.dumps) differs from its golden header only where a token
-// does.
+// then with want's own tokens spaced as the run spaces its separators: a
+// run that sent its header with spaces (Python's json.dumps) differs from
+// its golden header only where a token does.
 func likeRun(want []byte, run gjson.Result) []byte {
 	if !run.Exists() {
 		return want
@@ -310,7 +310,7 @@ func likeRun(want []byte, run gjson.Result) []byte {
 		switch {
 		case inStr && c == '\\' && i+1 < len(want) && j+1 < len(raw):
 			if want[i+1] != raw[j+1] {
-				return append([]byte(raw[:j]), want[i:]...)
+				return spacedLike(append([]byte(raw[:j]), want[i:]...), j, raw)
 			}
 			i, j = i+2, j+2
 			continue
@@ -322,5 +322,67 @@ func likeRun(want []byte, run gjson.Result) []byte {
 	if i == len(want) {
 		return []byte(raw[:j])
 	}
-	return append([]byte(raw[:j]), want[i:]...)
+	return spacedLike(append([]byte(raw[:j]), want[i:]...), j, raw)
+}
+
+// spacedLike writes the compact tokens of b from offset from on with a
+// space after each comma and colon outside strings where the run writes
+// one after its first of them (json.dumps' ", " and ": "), so that the
+// golden part's tail differs from the run's only where a token does.
+func spacedLike(b []byte, from int, run string) []byte {
+	comma, colon := separatorSpaces(run)
+	if !comma && !colon {
+		return b
+	}
+	out := append([]byte(nil), b[:from]...)
+	inStr := inString(b[:from])
+	for i := from; i < len(b); i++ {
+		c := b[i]
+		out = append(out, c)
+		switch {
+		case inStr && c == '\\' && i+1 < len(b):
+			i++
+			out = append(out, b[i])
+		case c == '"':
+			inStr = !inStr
+		case !inStr && (c == ',' && comma || c == ':' && colon):
+			out = append(out, ' ')
+		}
+	}
+	return out
+}
+
+// separatorSpaces reports whether the run's first comma and first colon
+// outside strings are followed by a space.
+func separatorSpaces(run string) (comma, colon bool) {
+	seenComma, seenColon, inStr := false, false, false
+	for i := 0; i < len(run) && !(seenComma && seenColon); i++ {
+		switch c := run[i]; {
+		case inStr && c == '\\':
+			i++
+		case c == '"':
+			inStr = !inStr
+		case !inStr && c == ',' && !seenComma:
+			seenComma, comma = true, i+1 < len(run) && run[i+1] == ' '
+		case !inStr && c == ':' && !seenColon:
+			seenColon, colon = true, i+1 < len(run) && run[i+1] == ' '
+		}
+	}
+	return comma, colon
+}
+
+// inString reports whether b ends inside a JSON string.
+func inString(b []byte) bool {
+	inStr := false
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			if inStr {
+				i++
+			}
+		case '"':
+			inStr = !inStr
+		}
+	}
+	return inStr
 }
