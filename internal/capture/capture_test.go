@@ -249,7 +249,8 @@ func TestServerFailures(t *testing.T) {
 		status     int
 	}{
 		{"unknown path", "/v1/complete", body, []string{"HTTP request 1 (POST /v1/complete)", "unknown path", "/v1/messages"}, 404},
-		{"not JSON", "/v1/messages", []byte(`{"model":`), []string{"request 1: the body is not valid JSON"}, 400},
+		{"not JSON", "/v1/messages", []byte(`{"model":`), []string{"request 1: the body is not valid JSON: line 1, column 10: "}, 400},
+		{"not JSON, further on", "/v1/messages", []byte("{\n \"model\": \"m\",,\n}"), []string{"not valid JSON: line 2, column 15: "}, 400},
 		{"not an object", "/v1/messages", []byte(`[1]`), []string{"not a JSON object"}, 400},
 		{"duplicate member", "/v1/messages", []byte(`{"model":"a","model":"b"}`), []string{`member "model" twice`}, 400},
 	}
@@ -291,6 +292,15 @@ func TestServerFailures(t *testing.T) {
 		post(t, s.URL(), "/v1/chat/completions", body)
 		if got := strings.Join(s.Failures(), "\n"); !strings.Contains(got, "request 2 is openai-chat, but this scenario's requests are anthropic") {
 			t.Errorf("failures %q", got)
+		}
+	})
+	t.Run("unknown path after an OpenAI request", func(t *testing.T) {
+		// The error is in the scenario's format, which its SDK reads.
+		s := start(t, text("one"), text("two"))
+		post(t, s.URL(), "/v1/chat/completions", body)
+		code, out := post(t, s.URL(), "/v1/embeddings", body)
+		if code != 404 || !gjson.GetBytes(out, "error.message").Exists() || gjson.GetBytes(out, "type").String() == "error" {
+			t.Errorf("HTTP %d %s: not an OpenAI-shaped error", code, out)
 		}
 	})
 	t.Run("count_tokens takes no reply", func(t *testing.T) {

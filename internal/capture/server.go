@@ -170,7 +170,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	e, ok := wire.Route(r.URL.Path)
 	if !ok {
-		fail(guessFormat(r.URL.Path), http.StatusNotFound, "unknown path; the fake provider serves %s", wire.Paths)
+		// Answered in the scenario's format once a request set it, so
+		// that the agent's SDK can read the error.
+		f := s.format
+		if f == "" {
+			f = guessFormat(r.URL.Path)
+		}
+		fail(f, http.StatusNotFound, "unknown path; the fake provider serves %s", wire.Paths)
 		return
 	}
 	if r.Method != http.MethodPost {

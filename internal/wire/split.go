@@ -249,6 +249,10 @@ func SplitAfter(body []byte, f Format, last *Parts) (*Parts, error) {
 	type member struct{ ks, ke, vs, ve int }
 	var members []member
 	if err := canon.ScanObjectKnown(src, known, func(ks, ke, vs, ve int) { members = append(members, member{ks, ke, vs, ve}) }); err != nil {
+		// The scan only says no; the parser says where and why.
+		if _, perr := canon.Compact(nil, src); perr != nil {
+			err = perr
+		}
 		return nil, fmt.Errorf("the body is not valid JSON: %w", err)
 	}
 	if hasLineBreak(src) {
