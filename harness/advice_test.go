@@ -48,3 +48,16 @@ func TestVerified(t *testing.T) {
 		}
 	}
 }
+
+func TestWhoNamesTheAgent(t *testing.T) {
+	f := &Fixture{Agent: &AgentSpec{Exec: []string{"node", "agent.mjs", "--prompt", "a b"}}}
+	if got := who(f, captureRun{}); got != "agent [node agent.mjs --prompt 'a b']" {
+		t.Errorf("subprocess: %q", got)
+	}
+	if got := who(f, captureRun{listen: true}); got != "the agent started elsewhere (-listen)" {
+		t.Errorf("-listen: %q", got)
+	}
+	if got := who(&Fixture{Agent: &AgentSpec{}}, captureRun{}); got != "in-process agent" {
+		t.Errorf("in-process: %q", got)
+	}
+}

@@ -167,13 +167,13 @@ func (s *Suite) runCaptured(f *Fixture, v variation, cr captureRun) (*runResult,
 			n, plural(n, "y", "ies"), len(srv.Requests()), len(cr.replies)))
 	}
 	if len(problems) > 0 {
-		return nil, &agentFailure{msg: fmt.Sprintf("%s, %s:%s", f.describeExec(), v, joinProblems(problems))}
+		return nil, &agentFailure{msg: fmt.Sprintf("%s, %s:%s", who(f, cr), v, joinProblems(problems))}
 	}
 	replies := cr.replies
 	if cr.upstream {
 		replies = srv.Recorded()
 		if len(replies) == 0 {
-			return nil, &agentFailure{msg: fmt.Sprintf("%s, %s: the agent sent no generation request; nothing to record", f.describeExec(), v)}
+			return nil, &agentFailure{msg: fmt.Sprintf("%s, %s: the agent sent no generation request; nothing to record", who(f, cr), v)}
 		}
 	}
 	built, err := capture.BuildLog(srv.Requests(), replies, f.rules())
@@ -181,6 +181,15 @@ func (s *Suite) runCaptured(f *Fixture, v variation, cr captureRun) (*runResult,
 		return nil, &agentFailure{msg: fmt.Sprintf("%s: %v", v, err)}
 	}
 	return &runResult{Log: built.Log, Requests: built.Bodies, templated: built.Templated, recorded: replies}, nil
+}
+
+// who names the agent of a run for messages: with -listen it is the one
+// started elsewhere, whatever the fixture's exec says.
+func who(f *Fixture, cr captureRun) string {
+	if cr.listen {
+		return "the agent started elsewhere (-listen)"
+	}
+	return f.describeExec()
 }
 
 // agentGrace is the most an in-process agent is given to return once its
