@@ -7,7 +7,9 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/headergold/headergold/internal/logformat"
 	"github.com/headergold/headergold/internal/redact"
 	"github.com/headergold/headergold/internal/wire"
 	"github.com/tidwall/gjson"
@@ -188,6 +190,7 @@ func (c *comparison) pair() error {
 		}
 		return nil
 	}
+	prevA, prevB := c.lastA, c.lastB
 	c.lastA, c.lastB, c.lastDiffers = sa.req.header, sb.req.header, false
 	res.compared++
 	// Byte-identical headers are not parsed, except the first pair's: it
@@ -205,19 +208,25 @@ func (c *comparison) pair() error {
 		return err
 	}
 	fullA, fullB := ha, hb // before any member is left out
-	if hidden := templated(ha, hb); len(hidden) > 0 {
+	hidden := templated(ha, hb)
+	if len(hidden) > 0 {
 		ha, hb = ha.without(hidden), hb.without(hidden)
 		res.NotCompared = mergeHidden(res.NotCompared, hidden)
 	}
+	var d *Difference
 	if bytes.Equal(ha.doc, hb.doc) {
-		return nil
+		if d = hiddenChange(sa, sb, fullA, fullB, prevA, prevB, hidden); d == nil {
+			return nil
+		}
 	}
 	c.lastDiffers = true
 	if res.First != nil {
 		res.LaterDiffering++
 		return nil
 	}
-	d := describe(sa.req.header, ha, hb, sa.name, sb.name)
+	if d == nil {
+		d = describe(sa.req.header, ha, hb, sa.name, sb.name)
+	}
 	d.Request = sa.req.n
 	sa.place(&d.A, fullA)
 	sb.place(&d.B, fullB)
@@ -227,6 +236,33 @@ func (c *comparison) pair() error {
 		price(res, d, sa.pricingOf(fullA), sb.pricingOf(fullB), c.opts.Model)
 	}
 	return nil
+}
+
+// hiddenChange reports a header change that one log records and the
+// other does not, where what is compared of the two headers agrees
+// because a templated log leaves the rest out: one side moved to a new
+// header event for this request, with reason change, and the other did
+// not. It returns nil otherwise.
+func hiddenChange(sa, sb *side, ha, hb *header, prevA, prevB int, hidden []Hidden) *Difference {
+	if len(hidden) == 0 || prevA < 0 || prevB < 0 {
+		return nil
+	}
+	movedA, movedB := sa.req.header != prevA, sb.req.header != prevB
+	changed, side, other := ha, "A", "B"
+	if movedB {
+		changed, side, other = hb, "B", "A"
+	}
+	if movedA == movedB || changed.reason != logformat.ReasonChange {
+		return nil
+	}
+	names := make([]string, len(hidden))
+	for i, h := range hidden {
+		names[i] = h.Member
+	}
+	d := &Difference{Index: sa.req.header, Kinds: []Kind{Content}, A: ha.side(sa.name), B: hb.side(sb.name), Diffs: []Diff{},
+		Cause: fmt.Sprintf("%s's log records a header change here and %s's does not; what changed is in what a templated log leaves out (%s)",
+			side, other, strings.Join(names, ", "))}
+	return d
 }
 
 // resolveFormats returns the wire formats the current bodies are read in

@@ -396,3 +396,30 @@ func TestDuplicateKeyText(t *testing.T) {
 		t.Errorf("text:\n%s", text.String())
 	}
 }
+
+// TestHiddenHeaderChange: a templated log that records a header change
+// where a full log records none differs from it, though what the two
+// hold of the header agrees: the change is in what the template leaves
+// out. The same full log with its change compares identical.
+func TestHiddenHeaderChange(t *testing.T) {
+	step := func(n int) string { return `{"type":"step/start","data":{"turn":1,"step":` + itoa(n) + `}}` + "\n" }
+	msg := func(n int) string { return `{"type":"assistant/message","data":{"turn":1,"step":` + itoa(n) + `,"text":"t"}}` + "\n" }
+	hdr := func(n int, reason, system, tools string) string {
+		return `{"type":"request/header","data":{"turn":1,"step":` + itoa(n) + `,"reason":"` + reason + `","header":{"config":{"model":"m"},"system":` + system + `,"tools":` + tools + `}}}` + "\n"
+	}
+	tpl := `"<<system>>"`
+	golden := step(1) + hdr(1, "initial", tpl, `"<<tools>>"`) + msg(1) + step(2) + hdr(2, "change", tpl, `"<<tools>>"`) + msg(2)
+	full := step(1) + hdr(1, "initial", `"S"`, `[{"name":"a"}]`) + msg(1) + step(2) + hdr(2, "change", `"S"`, `[{"name":"a"},{"name":"b"}]`) + msg(2)
+	unchanged := step(1) + hdr(1, "initial", `"S"`, `[{"name":"a"}]`) + msg(1) + step(2) + msg(2)
+	if res := compareBytes(t, []byte(golden), []byte(full), Options{NoCost: true}); !res.Identical {
+		t.Errorf("golden against the full log it templates: %+v", res.First)
+	}
+	res := compareBytes(t, []byte(golden), []byte(unchanged), Options{NoCost: true})
+	if res.Identical || res.First == nil || res.First.Request != 2 || !strings.Contains(res.First.Cause, "A's log records a header change here and B's does not") {
+		t.Fatalf("a change only the templated log records: %+v", res.First)
+	}
+	res = compareBytes(t, []byte(unchanged), []byte(golden), Options{NoCost: true})
+	if res.First == nil || !strings.Contains(res.First.Cause, "B's log records a header change here and A's does not") {
+		t.Fatalf("the other way round: %+v", res.First)
+	}
+}
