@@ -403,7 +403,9 @@ func TestDuplicateKeyText(t *testing.T) {
 // out. The same full log with its change compares identical.
 func TestHiddenHeaderChange(t *testing.T) {
 	step := func(n int) string { return `{"type":"step/start","data":{"turn":1,"step":` + itoa(n) + `}}` + "\n" }
-	msg := func(n int) string { return `{"type":"assistant/message","data":{"turn":1,"step":` + itoa(n) + `,"text":"t"}}` + "\n" }
+	msg := func(n int) string {
+		return `{"type":"assistant/message","data":{"turn":1,"step":` + itoa(n) + `,"text":"t"}}` + "\n"
+	}
 	hdr := func(n int, reason, system, tools string) string {
 		return `{"type":"request/header","data":{"turn":1,"step":` + itoa(n) + `,"reason":"` + reason + `","header":{"config":{"model":"m"},"system":` + system + `,"tools":` + tools + `}}}` + "\n"
 	}
