@@ -175,6 +175,11 @@ type comparison struct {
 	lastA, lastB int
 	lastDiffers  bool
 	compared     bool // a pair was compared (and parsed)
+	// docA and docB are what was compared of the last pair parsed (its
+	// templated members left out), when known: a header change whose
+	// compared part is the same as before changed something left out.
+	docA, docB []byte
+	docsKnown  bool
 }
 
 // pair compares the ready requests of both inputs.
@@ -196,6 +201,7 @@ func (c *comparison) pair() error {
 	// Byte-identical headers are not parsed, except the first pair's: it
 	// says what a templated log leaves out (NotCompared).
 	if c.compared && bytes.Equal(sa.record(), sb.record()) {
+		c.docsKnown = false
 		return nil
 	}
 	c.compared = true
@@ -214,10 +220,15 @@ func (c *comparison) pair() error {
 		res.NotCompared = mergeHidden(res.NotCompared, hidden)
 	}
 	var d *Difference
-	if bytes.Equal(ha.doc, hb.doc) {
-		if d = hiddenChange(sa, sb, fullA, fullB, prevA, prevB, hidden); d == nil {
-			return nil
-		}
+	same := bytes.Equal(ha.doc, hb.doc)
+	if same && c.docsKnown && len(c.opts.Redact) == 0 {
+		// (A redaction can make a change in a redacted value look like
+		// one in what a template leaves out: it is not judged then.)
+		d = hiddenChange(sa, sb, fullA, fullB, prevA, prevB, hidden, bytes.Equal(c.docA, ha.doc), bytes.Equal(c.docB, hb.doc))
+	}
+	c.docA, c.docB, c.docsKnown = append(c.docA[:0], ha.doc...), append(c.docB[:0], hb.doc...), true
+	if same && d == nil {
+		return nil
 	}
 	c.lastDiffers = true
 	if res.First != nil {
@@ -241,18 +252,19 @@ func (c *comparison) pair() error {
 // hiddenChange reports a header change that one log records and the
 // other does not, where what is compared of the two headers agrees
 // because a templated log leaves the rest out: one side moved to a new
-// header event for this request, with reason change, and the other did
-// not. It returns nil otherwise.
-func hiddenChange(sa, sb *side, ha, hb *header, prevA, prevB int, hidden []Hidden) *Difference {
+// header event for this request, with reason change, whose compared part
+// is what it was at the last pair (sameA, sameB), and the other did not
+// move. It returns nil otherwise.
+func hiddenChange(sa, sb *side, ha, hb *header, prevA, prevB int, hidden []Hidden, sameA, sameB bool) *Difference {
 	if len(hidden) == 0 || prevA < 0 || prevB < 0 {
 		return nil
 	}
 	movedA, movedB := sa.req.header != prevA, sb.req.header != prevB
-	changed, side, other := ha, "A", "B"
+	changed, unchanged, side, other := ha, sameA, "A", "B"
 	if movedB {
-		changed, side, other = hb, "B", "A"
+		changed, unchanged, side, other = hb, sameB, "B", "A"
 	}
-	if movedA == movedB || changed.reason != logformat.ReasonChange {
+	if movedA == movedB || changed.reason != logformat.ReasonChange || !unchanged {
 		return nil
 	}
 	names := make([]string, len(hidden))

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/headergold/headergold/internal/canon"
+	"github.com/headergold/headergold/internal/redact"
 	"github.com/headergold/headergold/internal/wire"
 	"github.com/tidwall/gjson"
 )
@@ -423,5 +424,29 @@ func TestHiddenHeaderChange(t *testing.T) {
 	res = compareBytes(t, []byte(unchanged), []byte(golden), Options{NoCost: true})
 	if res.First == nil || !strings.Contains(res.First.Cause, "B's log records a header change here and A's does not") {
 		t.Fatalf("the other way round: %+v", res.First)
+	}
+	// A change of what is compared explains its change event: B moves to
+	// model m2 at request 2, A only at request 3. Request 2 differs in
+	// config, and request 3 does not differ at all.
+	cfg := func(n int, reason, model string) string {
+		return `{"type":"request/header","data":{"turn":1,"step":` + itoa(n) + `,"reason":"` + reason + `","header":{"config":{"model":"` + model + `"},"system":"<<system>>","tools":"<<tools>>"}}}` + "\n"
+	}
+	a := step(1) + cfg(1, "initial", "m1") + msg(1) + step(2) + msg(2) + step(3) + cfg(3, "change", "m2") + msg(3)
+	b := step(1) + cfg(1, "initial", "m1") + msg(1) + step(2) + cfg(2, "change", "m2") + msg(2) + step(3) + msg(3)
+	res = compareBytes(t, []byte(a), []byte(b), Options{NoCost: true})
+	if res.First == nil || res.First.Request != 2 || res.First.Path != "config.model" || res.LaterDiffering != 0 {
+		t.Errorf("converging models: first %+v, %d later", res.First, res.LaterDiffering)
+	}
+	// Under a redaction, a change in a redacted value is not taken for
+	// one in what the template leaves out.
+	uid := func(n int, reason, id string) string {
+		return `{"type":"request/header","data":{"turn":1,"step":` + itoa(n) + `,"reason":"` + reason + `","header":{"config":{"model":"m","metadata":{"user_id":"` + id + `"}},"system":"<<system>>","tools":"<<tools>>"}}}` + "\n"
+	}
+	fullUID := `{"type":"request/header","data":{"turn":1,"step":1,"reason":"initial","header":{"config":{"model":"m","metadata":{"user_id":"u9"}},"system":"S","tools":[]}}}` + "\n"
+	a = step(1) + uid(1, "initial", "u1") + msg(1) + step(2) + uid(2, "change", "u2") + msg(2)
+	b = step(1) + fullUID + msg(1) + step(2) + msg(2)
+	rule := redact.Rule{Path: "config.metadata.user_id", With: "<<u>>"}
+	if res = compareBytes(t, []byte(a), []byte(b), Options{NoCost: true, Redact: []redact.Rule{rule}}); !res.Identical {
+		t.Errorf("a redacted change: %+v", res.First)
 	}
 }
