@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"slices"
 	"strings"
 	"time"
@@ -212,10 +213,43 @@ func checkCalls(calls []ToolCall, path string, recorded bool, bad func(path, for
 			if err := json.Compact(&compact, c.Arguments); err != nil {
 				return bad(cp+".arguments", "%v", err)
 			}
+			if at, num := outOfRange(gjson.ParseBytes(c.Arguments), cp+".arguments"); at != "" {
+				return bad(at, "%s is out of the range of a double: no provider sends it, and SDKs cannot read it", num)
+			}
 			c.Arguments = compact.Bytes()
 		}
 	}
 	return nil
+}
+
+// outOfRange returns the path and text of the first number in v that a
+// double cannot hold (1E400), or "".
+func outOfRange(v gjson.Result, path string) (at, num string) {
+	switch {
+	case v.Type == gjson.Number:
+		if _, err := strconv.ParseFloat(v.Raw, 64); errors.Is(err, strconv.ErrRange) && !isTiny(v.Raw) {
+			return path, v.Raw
+		}
+	case v.IsObject() || v.IsArray():
+		i := 0
+		v.ForEach(func(k, e gjson.Result) bool {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			if v.IsObject() {
+				p = path + "." + k.String()
+			}
+			i++
+			at, num = outOfRange(e, p)
+			return at == ""
+		})
+	}
+	return at, num
+}
+
+// isTiny reports whether a number ParseFloat refuses as out of range is
+// one too close to zero (1e-400), which reads as 0 everywhere.
+func isTiny(raw string) bool {
+	i := strings.IndexAny(raw, "eE")
+	return i >= 0 && strings.HasPrefix(strings.TrimPrefix(raw[i+1:], "+"), "-")
 }
 
 func (r Redaction) rule() (redact.Rule, error) {

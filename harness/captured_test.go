@@ -220,6 +220,8 @@ func TestCapturedValidation(t *testing.T) {
 		"runs zero":                     {`{"description": "d", "agent": {}, "runs": 0, "replies": [{"text": "a"}]}`, `x.json:1:43: runs: runs counts from 1`},
 		"duplicate call ids": {`{"description": "d", "agent": {}, "replies": [{"toolCalls": [{"id": "c", "name": "a"}, {"id": "c", "name": "b"}]}]}`,
 			`replies[0].toolCalls[1].id: call id "c" is also toolCalls[0]`},
+		"a number no double holds": {`{"description": "d", "agent": {}, "replies": [{"toolCalls": [{"id": "c", "name": "a", "arguments": {"q": {"n": [1, -1E400]}}}]}]}`,
+			`replies[0].toolCalls[0].arguments.q.n[1]: -1E400 is out of the range of a double`},
 		"arguments not an object": {`{"description": "d", "agent": {}, "replies": [{"toolCalls": [{"id": "c", "name": "a", "arguments": [1]}]}]}`,
 			`replies[0].toolCalls[0].arguments: arguments must be a JSON object`},
 		"empty reply":           {`{"description": "d", "agent": {}, "replies": [{}]}`, `replies[0]: a reply needs text, toolCalls or both`},
@@ -397,12 +399,12 @@ func TestCapturedLogIsRebuiltAndTemplated(t *testing.T) {
 // gone: no number rounded to a double, none turned into null.
 func TestCapturedArgumentsAsScripted(t *testing.T) {
 	src := `{"description": "d", "agent": {}, "replies": [{"toolCalls": [{"id": "c", "name": "a",
-  "arguments": {"big": 12345678901234567890, "f": 1.0, "e": 1E400, "neg": -0, "n": 12.50, "s": "\u00e9 \n"}}]}]}`
+  "arguments": {"big": 12345678901234567890, "f": 1.0, "e": 1E300, "tiny": 1e-400, "neg": -0, "n": 12.50, "s": "\u00e9 \n"}}]}]}`
 	f, err := decodeFixture("x.json", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"big":12345678901234567890,"f":1.0,"e":1E400,"neg":-0,"n":12.50,"s":"\u00e9 \n"}`
+	want := `{"big":12345678901234567890,"f":1.0,"e":1E300,"tiny":1e-400,"neg":-0,"n":12.50,"s":"\u00e9 \n"}`
 	if got := string(f.Replies[0].ToolCalls[0].Arguments); got != want {
 		t.Errorf("arguments %s, want %s", got, want)
 	}

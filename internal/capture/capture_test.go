@@ -303,6 +303,15 @@ func TestServerFailures(t *testing.T) {
 			t.Errorf("HTTP %d %s: not an OpenAI-shaped error", code, out)
 		}
 	})
+	t.Run("unknown path that names a format", func(t *testing.T) {
+		// The path's own format wins over the scenario's.
+		s := start(t, text("one"), text("two"))
+		post(t, s.URL(), "/v1/messages", body)
+		code, out := post(t, s.URL(), "/v1beta/models/x:countTokens", body)
+		if code != 404 || gjson.GetBytes(out, "error.status").String() == "" {
+			t.Errorf("HTTP %d %s: not a Gemini-shaped error", code, out)
+		}
+	})
 	t.Run("count_tokens takes no reply", func(t *testing.T) {
 		s := start(t, text("one"))
 		code, out := post(t, s.URL(), "/v1/messages/count_tokens", body)

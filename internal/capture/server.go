@@ -143,16 +143,16 @@ func (s *Server) Recorded() []wire.Reply {
 }
 
 // guessFormat picks the error shape for a path no format serves.
-func guessFormat(path string) wire.Format {
+func guessFormat(path string) (wire.Format, bool) {
 	switch {
 	case strings.HasPrefix(path, "/v1beta"):
-		return wire.Gemini
+		return wire.Gemini, true
 	case strings.HasPrefix(path, "/v1/chat"):
-		return wire.OpenAIChat
+		return wire.OpenAIChat, true
 	case strings.HasPrefix(path, "/v1/responses"):
-		return wire.OpenAIResponses
+		return wire.OpenAIResponses, true
 	}
-	return wire.Anthropic
+	return wire.Anthropic, false
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -170,11 +170,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	e, ok := wire.Route(r.URL.Path)
 	if !ok {
-		// Answered in the scenario's format once a request set it, so
-		// that the agent's SDK can read the error.
-		f := s.format
-		if f == "" {
-			f = guessFormat(r.URL.Path)
+		// Answered in the format the path names, else in the
+		// scenario's once a request set it, so that the agent's SDK can
+		// read the error.
+		f, named := guessFormat(r.URL.Path)
+		if !named && s.format != "" {
+			f = s.format
 		}
 		fail(f, http.StatusNotFound, "unknown path; the fake provider serves %s", wire.Paths)
 		return

@@ -249,11 +249,15 @@ func SplitAfter(body []byte, f Format, last *Parts) (*Parts, error) {
 	type member struct{ ks, ke, vs, ve int }
 	var members []member
 	if err := canon.ScanObjectKnown(src, known, func(ks, ke, vs, ve int) { members = append(members, member{ks, ke, vs, ve}) }); err != nil {
-		// The scan only says no; the parser says where and why.
-		if _, perr := canon.Compact(nil, src); perr != nil {
-			err = perr
+		// The scan only says no; the parser says where and why, for a
+		// body small enough that parsing it again costs nothing to
+		// speak of (a hostile deep one can cost it seconds).
+		if len(src) <= locateLimit {
+			if _, perr := canon.Compact(nil, src); perr != nil {
+				return nil, fmt.Errorf("the body is not valid JSON: %w", perr)
+			}
 		}
-		return nil, fmt.Errorf("the body is not valid JSON: %w", err)
+		return nil, errors.New("the body is not valid JSON")
 	}
 	if hasLineBreak(src) {
 		src, p.Spaces = squeeze(src)
@@ -279,6 +283,10 @@ func SplitAfter(body []byte, f Format, last *Parts) (*Parts, error) {
 	p.Rest = append(rest, src[prev:]...)
 	return p, nil
 }
+
+// locateLimit is the largest refused body whose syntax error is located
+// by a second, parsing pass.
+const locateLimit = 1 << 20
 
 // span is a header value of a body, replaced in the rest by a placeholder.
 type span struct {

@@ -149,6 +149,14 @@ func TestSplitRejects(t *testing.T) {
 			t.Errorf("Split(%q) = %v, want an error with %q", body, err, want)
 		}
 	}
+	// A refused body says where, up to the size a second pass is spent on.
+	if _, err := Split([]byte("{\"model\":\"m\",}"), Anthropic); err == nil || !strings.HasSuffix(err.Error(), "not valid JSON: line 1, column 14: invalid character '}' looking for object key") {
+		t.Errorf("a small bad body: %v", err)
+	}
+	big := []byte(`{"model":"` + strings.Repeat("x", locateLimit) + `",}`)
+	if _, err := Split(big, Anthropic); err == nil || err.Error() != "the body is not valid JSON" {
+		t.Errorf("a large bad body: %v", err)
+	}
 	gem := `{"systemInstruction":{},"system_instruction":{}}`
 	if _, err := Split([]byte(gem), Gemini); err == nil {
 		t.Errorf("Split(%s) accepted two system members", gem)
