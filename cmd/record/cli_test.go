@@ -28,6 +28,7 @@ func TestRecordUsageErrors(t *testing.T) {
 		{[]string{"-listen-remote"}, "record: -listen-remote needs -listen\n"},
 		{[]string{"help", "me"}, "record: help takes no topic; got \"me\"\n"},
 		{[]string{"-shuffle", "x"}, "record: flag provided but not defined: -shuffle\n"},
+		{[]string{"-seed", "x"}, "record: invalid value \"x\" for flag -seed: parse error\n"},
 	} {
 		code, out, errs := record(t, c.args...)
 		if code != exitUsage || out != "" || errs != c.msg+shortUsage {
@@ -91,4 +92,14 @@ func replayFails(t *testing.T, fx, gd string) bool {
 		failed = failed || !s.Replay(f).Passed()
 	}
 	return failed
+}
+
+// TestRecordSeed: -seed is taken, as replay's, and a check under it
+// of the bundled fixture finds nothing to change.
+func TestRecordSeed(t *testing.T) {
+	fixtures, golden := copyBundled(t)
+	code, stdout, stderr := record(t, "-fixtures", fixtures, "-golden", golden, "-run", "^tool-order$", "-check", "-seed", "42")
+	if code != exitOK || !strings.Contains(stdout, "0 created, 0 changed, 1 unchanged") {
+		t.Errorf("exit %d: %s %s", code, stdout, stderr)
+	}
 }

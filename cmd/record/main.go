@@ -130,6 +130,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.BoolVar(&force, "force", false, "write even when CI is set")
 	fs.BoolVar(&prune, "prune", false, "delete golden files that belong to no fixture")
 	fs.StringVar(&outFile, "o", "", "write the full, untemplated log of the one fixture -run selects to `FILE`")
+	fs.Uint64Var(&opts.Seed, "seed", 0, "seed of the permutation runs and of subprocess agents' PYTHONHASHSEEDs, as replay's (`N`; 0 picks one)")
 	opts.MaxFileSize = harness.DefaultMaxFileSize
 	fs.Var(&opts.MaxFileSize, "max-file-size", "refuse to read a fixture or golden file larger than `SIZE` (KiB, MiB, GiB)")
 	var cf cliflags.Capture
