@@ -109,7 +109,7 @@ type captureRun struct {
 // agent or its script failed; any other error that the scenario cannot
 // run here.
 func (s *Suite) runCaptured(f *Fixture, v variation, cr captureRun) (*runResult, error) {
-	if len(f.Agent.Exec) == 0 && s.opts.Agent == nil && !cr.listen {
+	if s.Skips(f) {
 		return nil, fmt.Errorf("%s has an in-process agent (no agent.exec): run it from go test with goldentest.Test and Options.Agent, or give it an exec", f.Name)
 	}
 	copts := capture.Options{Replies: cr.replies}

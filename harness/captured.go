@@ -337,6 +337,14 @@ func (f *Fixture) checkAgentDir() error {
 // function (no agent.exec), which runs from go test with Options.Agent.
 func (f *Fixture) InProcess() bool { return f.Captured() && len(f.Agent.Exec) == 0 }
 
+// Skips reports whether the suite cannot run f here: a scenario whose
+// agent is an in-process Go function, with no Options.Agent to call and
+// no Options.Listen to wait for it on. cmd/replay and cmd/record skip
+// such scenarios; go test gives Options.Agent.
+func (s *Suite) Skips(f *Fixture) bool {
+	return f.InProcess() && s.opts.Agent == nil && s.opts.Listen == nil
+}
+
 // Seeded reports whether f's runs depend on the suite's seed, so that a
 // failure is replayed with it: a reference fixture's permutation runs
 // and a subprocess agent's PYTHONHASHSEED do; an in-process agent's runs

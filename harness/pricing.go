@@ -334,9 +334,9 @@ func spacedLike(b []byte, from int, run string) []byte {
 	if !comma && !colon {
 		return b
 	}
-	out := append([]byte(nil), b[:from]...)
-	inStr := inString(b[:from])
-	for i := from; i < len(b); i++ {
+	out := make([]byte, 0, len(b)+len(b)/8)
+	inStr := false
+	for i := 0; i < len(b); i++ {
 		c := b[i]
 		out = append(out, c)
 		switch {
@@ -345,7 +345,7 @@ func spacedLike(b []byte, from int, run string) []byte {
 			out = append(out, b[i])
 		case c == '"':
 			inStr = !inStr
-		case !inStr && (c == ',' && comma || c == ':' && colon):
+		case i >= from && !inStr && (c == ',' && comma || c == ':' && colon):
 			out = append(out, ' ')
 		}
 	}
@@ -369,20 +369,4 @@ func separatorSpaces(run string) (comma, colon bool) {
 		}
 	}
 	return comma, colon
-}
-
-// inString reports whether b ends inside a JSON string.
-func inString(b []byte) bool {
-	inStr := false
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			if inStr {
-				i++
-			}
-		case '"':
-			inStr = !inStr
-		}
-	}
-	return inStr
 }

@@ -88,7 +88,7 @@ func (s *Suite) Record(opts RecordOptions) ([]FileChange, []*Result, error) {
 		if ctx.Err() != nil {
 			return nil, failed, interrupted(ctx, "before anything was written")
 		}
-		if opts.SkipInProcess && f.InProcess() && s.opts.Agent == nil && s.opts.Listen == nil {
+		if opts.SkipInProcess && s.Skips(f) {
 			skipped = append(skipped, FileChange{f.File, Skipped})
 			continue
 		}

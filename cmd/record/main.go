@@ -196,7 +196,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		return writeLog(ctx, suite, outFile, stdout, stderr)
 	}
-	if inProcessOnly(suite, opts) {
+	if inProcessOnly(suite) {
 		// Decided before Record, which would prune and clean first.
 		fmt.Fprintf(stderr, "record: nothing to record here: the selected scenarios have in-process agents; record them from go test with GOLDIE_UPDATE=1\n")
 		return exitCannotRun
@@ -280,19 +280,16 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	return exitOK
 }
 
-// inProcessOnly reports whether every selected fixture is a scenario
-// whose agent is an in-process Go function, which record cannot run.
-func inProcessOnly(suite *harness.Suite, opts harness.Options) bool {
+// inProcessOnly reports whether the suite skips every selected fixture
+// (see harness.Suite.Skips), which leaves record nothing to run.
+func inProcessOnly(suite *harness.Suite) bool {
 	selected := suite.Fixtures()
-	if len(selected) == 0 || opts.Agent != nil || opts.Listen != nil {
-		return false
-	}
 	for _, f := range selected {
-		if !f.InProcess() {
+		if !suite.Skips(f) {
 			return false
 		}
 	}
-	return true
+	return len(selected) > 0
 }
 
 // writeLog writes the full log of the single selected fixture.

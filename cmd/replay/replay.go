@@ -230,7 +230,7 @@ func runReplay(args []string, e env) int {
 		if rf.shards > 0 && !inShard(f.Name, rf.shard, rf.shards) {
 			continue
 		}
-		if f.InProcess() && rf.opts.Listen == nil {
+		if suite.Skips(f) {
 			// Its agent is a Go function that only a go test can call.
 			skipped++
 			out.skip(f.Name)

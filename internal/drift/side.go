@@ -116,16 +116,11 @@ func newSide(s Source, opts Options, hits []int) *side {
 			if !ok {
 				return false
 			}
-			switch string(typ) {
-			case headerType:
+			switch sd.dropped = eventKind(typ); sd.dropped {
+			case evHeader:
 				return false
-			case captureType:
-				sd.dropped = evCapture
+			case evCapture:
 				return !sd.keepCapture
-			case stepType:
-				sd.dropped = evStep
-			default:
-				sd.dropped = evOther
 			}
 			return true
 		}
@@ -373,16 +368,20 @@ func frame(src []byte) (recInfo, bool) {
 		return recInfo{}, false
 	}
 	open := len(eventPrefix) + len(typ) + len(dataPrefix) - 1
-	info := recInfo{event: true, data: span{open, len(src) - 1}}
+	return recInfo{event: true, kind: eventKind(typ), data: span{open, len(src) - 1}}, true
+}
+
+// eventKind is the kind of an event of type typ (its text, unescaped).
+func eventKind(typ []byte) int {
 	switch string(typ) {
 	case headerType:
-		info.kind = evHeader
+		return evHeader
 	case stepType:
-		info.kind = evStep
+		return evStep
 	case captureType:
-		info.kind = evCapture
+		return evCapture
 	}
-	return info, true
+	return evOther
 }
 
 // validate validates a record as check does, without the shortcuts.
