@@ -86,7 +86,7 @@ func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	tw := &tee{ResponseWriter: w}
 	stream := e.Stream || gjson.GetBytes(body, "stream").Bool()
-	wire.WriteResponse(tw, e, stream, "real-model", 100+n, reply)
+	wire.WriteResponse(tw, e, wire.Ask{Stream: stream, Model: "real-model"}, 100+n, reply)
 	u.mu.Lock()
 	u.sent = append(u.sent, tw.buf.Bytes())
 	u.mu.Unlock()

@@ -75,7 +75,7 @@ func newProvider(t *testing.T, reply wire.Reply, fail string) *provider {
 
 // serve answers one request the way the harness's fake provider does.
 func (p *provider) serve(w http.ResponseWriter, r *http.Request) {
-	e, ok := wire.Route(r.URL.Path)
+	e, ok := wire.RouteURL(r.URL)
 	if !ok || r.Method != http.MethodPost {
 		wire.WriteError(w, "", http.StatusNotFound, fmt.Sprintf("%s %s is not served; want %s", r.Method, r.URL.Path, wire.Paths))
 		return
@@ -89,18 +89,13 @@ func (p *provider) serve(w http.ResponseWriter, r *http.Request) {
 		wire.WriteCountTokens(w, body)
 		return
 	}
-	var req struct {
-		Model string `json:"model"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		wire.WriteError(w, e.Format, http.StatusBadRequest, "the body is not JSON: "+err.Error())
+	parts, err := wire.Split(body, e.Format)
+	if err != nil {
+		wire.WriteError(w, e.Format, http.StatusBadRequest, err.Error())
 		return
 	}
-	model := req.Model
-	if e.Format == wire.Gemini {
-		model = e.Model
-	}
-	stream := wire.WantsStream(body) || e.Stream
+	ask := wire.AskOf(e, parts)
+	stream := ask.Stream
 	p.mu.Lock()
 	p.n++
 	n := p.n
@@ -110,7 +105,7 @@ func (p *provider) serve(w http.ResponseWriter, r *http.Request) {
 		wire.WriteError(w, e.Format, http.StatusBadRequest, p.fail)
 		return
 	}
-	if err := wire.WriteResponse(w, e, stream, model, n, p.reply); err != nil {
+	if err := wire.WriteResponse(w, e, ask, n, p.reply); err != nil {
 		wire.WriteError(w, e.Format, http.StatusInternalServerError, fmt.Sprintf("request %d: %v", n, err))
 	}
 }
@@ -317,26 +312,35 @@ func TestOpenAIChatCompletions(t *testing.T) {
 				t.Errorf("id %q, model %q, usage %+v", cc.ID, cc.Model, cc.Usage)
 			}
 		})
-		t.Run(s.name+"/stream", func(t *testing.T) {
-			p := newProvider(t, s.reply, "")
-			c := openaiClient(p)
-			stream := c.Chat.Completions.NewStreaming(context.Background(), chatParams)
-			defer stream.Close()
-			var acc openai.ChatCompletionAccumulator
-			for stream.Next() {
-				if !acc.AddChunk(stream.Current()) {
-					t.Fatalf("the accumulator refused chunk %+v", stream.Current())
+		// The API streams usage only when stream_options.include_usage
+		// asks, in a last chunk without choices; the accumulator reads
+		// either stream.
+		for _, usage := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/stream/include_usage=%v", s.name, usage), func(t *testing.T) {
+				p := newProvider(t, s.reply, "")
+				c := openaiClient(p)
+				params := chatParams
+				if usage {
+					params.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
 				}
-			}
-			if err := stream.Err(); err != nil {
-				t.Fatalf("stream: %v", err)
-			}
-			p.checkHits(t, "/v1/chat/completions", true)
-			check(t, s.reply, fromChat(t, &acc.ChatCompletion), want, true)
-			if acc.ID != "chatcmpl-0001" || acc.Usage.TotalTokens == 0 {
-				t.Errorf("id %q, usage %+v", acc.ID, acc.Usage)
-			}
-		})
+				stream := c.Chat.Completions.NewStreaming(context.Background(), params)
+				defer stream.Close()
+				var acc openai.ChatCompletionAccumulator
+				for stream.Next() {
+					if !acc.AddChunk(stream.Current()) {
+						t.Fatalf("the accumulator refused chunk %+v", stream.Current())
+					}
+				}
+				if err := stream.Err(); err != nil {
+					t.Fatalf("stream: %v", err)
+				}
+				p.checkHits(t, "/v1/chat/completions", true)
+				check(t, s.reply, fromChat(t, &acc.ChatCompletion), want, true)
+				if acc.ID != "chatcmpl-0001" || (acc.Usage.TotalTokens != 0) != usage {
+					t.Errorf("id %q, usage %+v (include_usage %v)", acc.ID, acc.Usage, usage)
+				}
+			})
+		}
 	}
 }
 

@@ -464,3 +464,43 @@ func TestHeaderLineAgrees(t *testing.T) {
 		t.Errorf("only %d header lines read", lines)
 	}
 }
+
+// The fake provider answers as the API does what a request asks beyond
+// its path: Gemini's stream as events under alt=sse and as a JSON array
+// without it; an OpenAI Chat stream's usage only under include_usage. The
+// log is the same whichever way the answer went.
+func TestServerAnswersAsAsked(t *testing.T) {
+	gemini := []byte(`{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)
+	for _, c := range []struct {
+		path, body, contentType, has, hasNot string
+	}{
+		{"/v1beta/models/g:streamGenerateContent?alt=sse", string(gemini), "text/event-stream", `data: {"candidates"`, "\n["},
+		{"/v1beta/models/g:streamGenerateContent", string(gemini), "application/json; charset=UTF-8", `[{"candidates"`, "data: "},
+		{"/v1beta/models/g:streamGenerateContent?alt=json", string(gemini), "application/json; charset=UTF-8", `[{"candidates"`, "data: "},
+		{"/v1/chat/completions", `{"model":"m","stream":true,"messages":[]}`, "text/event-stream", `"finish_reason":"stop"`, `"usage"`},
+		{"/v1/chat/completions", `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[]}`, "text/event-stream", `"choices":[],"usage":{"prompt_tokens"`, `"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}]`},
+	} {
+		s := start(t, text("hi"))
+		resp, err := http.Post(s.URL()+c.path, "application/json", strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: HTTP %d, %v: %s", c.path, resp.StatusCode, err, out)
+		}
+		if ct := resp.Header.Get("Content-Type"); ct != c.contentType {
+			t.Errorf("%s %s: Content-Type %q, want %q", c.path, c.body, ct, c.contentType)
+		}
+		if !bytes.Contains(out, []byte(c.has)) || bytes.Contains(out, []byte(c.hasNot)) {
+			t.Errorf("%s %s: want %s and not %s in\n%s", c.path, c.body, c.has, c.hasNot, out)
+		}
+		if f := s.Failures(); len(f) > 0 {
+			t.Errorf("%s: %v", c.path, f)
+		}
+		if reqs := s.Requests(); len(reqs) != 1 || !reqs[0].Stream {
+			t.Errorf("%s: requests %+v, want one stream", c.path, reqs)
+		}
+	}
+}

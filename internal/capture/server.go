@@ -168,7 +168,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.addFailure(where + ": " + msg)
 		wire.WriteError(w, f, status, "headergold fake provider: "+msg)
 	}
-	e, ok := wire.Route(r.URL.Path)
+	e, ok := wire.RouteURL(r.URL)
 	if !ok {
 		// Answered in the format the path names, else in the
 		// scenario's once a request set it, so that the agent's SDK can
@@ -231,12 +231,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.served(n)
 		return
 	}
-	model := e.Model
-	if model == "" {
-		model = gjson.GetBytes(parts.Config, "model").String()
-	}
 	defer s.served(n)
-	if err := wire.WriteResponse(w, e, stream, model, n, s.replies[n-1]); err != nil {
+	if err := wire.WriteResponse(w, e, wire.AskOf(e, parts), n, s.replies[n-1]); err != nil {
 		// A reply refused before writing still gets an error response;
 		// one cut while streaming has nothing more to say to the agent.
 		s.addFailure(fmt.Sprintf("%s: writing reply %d: %v", where, n, err))

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 )
 
@@ -44,6 +45,10 @@ type Endpoint struct {
 	Stream bool
 	// Model is the model named in a Gemini path.
 	Model string
+	// Array is set for a Gemini stream asked for without alt=sse, which
+	// the API answers with one JSON array streamed an element per chunk
+	// rather than with server-sent events (see [RouteURL]).
+	Array bool
 }
 
 // Route tells which endpoint a request path names (the query string
@@ -72,6 +77,17 @@ func Route(path string) (e Endpoint, ok bool) {
 		}
 	}
 	return Endpoint{}, false
+}
+
+// RouteURL is [Route] for a request's URL: its query tells, for Gemini's
+// streamGenerateContent, server-sent events (alt=sse) from the JSON array
+// the API streams otherwise.
+func RouteURL(u *url.URL) (e Endpoint, ok bool) {
+	e, ok = Route(u.Path)
+	if ok && e.Stream && u.Query().Get("alt") != "sse" {
+		e.Array = true
+	}
+	return e, ok
 }
 
 // Paths describes the endpoints every format serves, for error messages.

@@ -9,8 +9,9 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// ParseResponse reads a provider's response of format f — JSON, or a
-// server-sent event stream when contentType says so — into the reply it
+// ParseResponse reads a provider's response of format f — JSON, a
+// server-sent event stream when contentType says so, or Gemini's stream
+// as a JSON array — into the reply it
 // carries: its text and tool calls, with ids and argument bytes as
 // received. OpenAI carries arguments as a string: its text is taken as
 // the argument bytes.
@@ -26,7 +27,17 @@ func ParseResponse(f Format, contentType string, body []byte) (Reply, error) {
 	if !gjson.ValidBytes(body) {
 		return Reply{}, fmt.Errorf("%s response is not JSON", f)
 	}
-	return parseJSON(f, gjson.ParseBytes(body))
+	r := gjson.ParseBytes(body)
+	if f == Gemini && r.IsArray() {
+		// streamGenerateContent without alt=sse: the chunks as one array.
+		var rep Reply
+		r.ForEach(func(_, c gjson.Result) bool {
+			geminiParts(c, &rep)
+			return true
+		})
+		return rep, nil
+	}
+	return parseJSON(f, r)
 }
 
 // sseData returns the data of each event of a stream, in order; an event

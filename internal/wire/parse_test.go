@@ -17,28 +17,30 @@ func TestParseResponseReadsWhatIsRendered(t *testing.T) {
 			{ID: "c2", Name: "b", Arguments: []byte(`{"x":[1,2]}`)}, {ID: "c3", Name: "c", Arguments: []byte(`{"y":null}`)}}},
 	}
 	for _, f := range Formats {
-		e := Endpoint{Format: f, Model: "m"}
 		for name, r := range replies {
 			for _, stream := range []bool{false, true} {
-				if f == Gemini && !stream {
-					e.Stream = false
-				}
-				w := httptest.NewRecorder()
-				if err := WriteResponse(w, e, stream, "m", 3, r); err != nil {
-					t.Fatal(err)
-				}
-				got, err := ParseResponse(f, w.Header().Get("Content-Type"), w.Body.Bytes())
-				if err != nil {
-					t.Fatalf("%s %s stream=%v: %v\n%s", f, name, stream, err, w.Body.Bytes())
-				}
-				if got.Text != r.Text || len(got.ToolCalls) != len(r.ToolCalls) {
-					t.Fatalf("%s %s stream=%v: parsed %+v, want %+v", f, name, stream, got, r)
-				}
-				for i, c := range r.ToolCalls {
-					g := got.ToolCalls[i]
-					wantID := c.ID
-					if g.ID != wantID || g.Name != c.Name || !bytes.Equal(g.Args(), c.Args()) {
-						t.Errorf("%s %s stream=%v call %d: %s %s %s, want %s %s %s", f, name, stream, i, g.ID, g.Name, g.Args(), wantID, c.Name, c.Args())
+				for _, array := range []bool{false, true} {
+					// A Gemini stream without alt=sse is a JSON array.
+					if array && (f != Gemini || !stream) {
+						continue
+					}
+					e := Endpoint{Format: f, Model: "m", Stream: f == Gemini && stream, Array: array}
+					w := httptest.NewRecorder()
+					if err := WriteResponse(w, e, Ask{Stream: stream, Model: "m"}, 3, r); err != nil {
+						t.Fatal(err)
+					}
+					got, err := ParseResponse(f, w.Header().Get("Content-Type"), w.Body.Bytes())
+					if err != nil {
+						t.Fatalf("%s %s stream=%v array=%v: %v\n%s", f, name, stream, array, err, w.Body.Bytes())
+					}
+					if got.Text != r.Text || len(got.ToolCalls) != len(r.ToolCalls) {
+						t.Fatalf("%s %s stream=%v array=%v: parsed %+v, want %+v", f, name, stream, array, got, r)
+					}
+					for i, c := range r.ToolCalls {
+						g := got.ToolCalls[i]
+						if g.ID != c.ID || g.Name != c.Name || !bytes.Equal(g.Args(), c.Args()) {
+							t.Errorf("%s %s stream=%v array=%v call %d: %s %s %s, want %s %s %s", f, name, stream, array, i, g.ID, g.Name, g.Args(), c.ID, c.Name, c.Args())
+						}
 					}
 				}
 			}

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
 )
 
 // The token counts every rendered reply reports. They are small and fixed:
@@ -18,12 +20,36 @@ const (
 	usageOutput = 5
 )
 
+// Ask is what a generation request asks of its response beyond its
+// endpoint, read from its body.
+type Ask struct {
+	// Stream asks for a stream ("stream": true); Gemini's
+	// streamGenerateContent streams whatever the body says.
+	Stream bool
+	// Model is echoed where the format has one.
+	Model string
+	// Usage asks an OpenAI Chat stream for its usage chunk
+	// (stream_options.include_usage).
+	Usage bool
+}
+
+// AskOf is what a request to endpoint e, split into p, asks of its
+// response.
+func AskOf(e Endpoint, p *Parts) Ask {
+	a := Ask{Stream: p.Stream || e.Stream, Model: e.Model, Usage: p.Usage}
+	if a.Model == "" {
+		a.Model = gjson.GetBytes(p.Config, "model").String()
+	}
+	return a
+}
+
 // WriteResponse writes reply r, the answer to generation request number n
-// (1-based), as endpoint e's response: JSON, or a server-sent event stream
-// when stream is true. model is echoed where the format has one.
+// (1-based), as endpoint e's response: JSON, or a stream when a asks for
+// one (server-sent events; for a Gemini endpoint asked without alt=sse,
+// the JSON array the API streams then). The model of a is echoed where
+// the format has one.
 //
-// For Gemini the endpoint decides as well: streamGenerateContent always
-// streams. Every id is derived from n and every timestamp is 0, because
+// Every id is derived from n and every timestamp is 0, because
 // agents echo them back in later requests, which must be byte-identical
 // from run to run. A tool call's id and argument bytes are sent as
 // scripted (an empty id gets one derived from n and the call's position);
@@ -31,18 +57,15 @@ const (
 // whose wire formats carry them as an object. A reply that breaks these
 // rules is refused before anything is written, so the caller can still
 // answer with [WriteError].
-func WriteResponse(w http.ResponseWriter, e Endpoint, stream bool, model string, n int, r Reply) error {
+func WriteResponse(w http.ResponseWriter, e Endpoint, a Ask, n int, r Reply) error {
 	if e.CountTokens {
 		return errors.New("wire: count_tokens is answered with WriteCountTokens, not a reply")
 	}
 	if err := checkReply(e.Format, r); err != nil {
 		return err
 	}
-	rd := renderer{model: model, n: n, r: r}
-	if e.Format == Gemini {
-		stream = stream || e.Stream
-	}
-	if !stream {
+	rd := renderer{model: a.Model, n: n, r: r, usage: a.Usage}
+	if !a.Stream && !e.Stream {
 		var body []byte
 		switch e.Format {
 		case Anthropic:
@@ -55,6 +78,9 @@ func WriteResponse(w http.ResponseWriter, e Endpoint, stream bool, model string,
 			body = appendJSON(nil, rd.geminiObj(rd.r.Text, rd.r.ToolCalls, true, false))
 		}
 		return writeJSON(w, http.StatusOK, body)
+	}
+	if e.Array {
+		return rd.geminiArray(newArrayWriter(w))
 	}
 	s := newEventWriter(w, e.Format)
 	switch e.Format {
@@ -200,6 +226,7 @@ type renderer struct {
 	model string
 	n     int
 	r     Reply
+	usage bool // an OpenAI Chat stream's usage chunk is asked for
 }
 
 // id is an id derived from the request number: prefix and n, as in msg_0001.
@@ -331,34 +358,39 @@ func (rd *renderer) chatCompletion() []byte {
 
 // chatStream writes the chat.completion.chunk stream: the role, the text,
 // each tool call's head (index, id, name) and then its arguments, the
-// finish reason, and data: [DONE]. The usage rides on the finishing chunk
-// rather than on a chunk without choices, which clients that never asked
-// for usage may not expect.
+// finish reason, and data: [DONE]. As the API does, it carries usage only
+// when stream_options.include_usage asks for it: then every chunk has
+// "usage": null and a last chunk without choices holds the usage.
 func (rd *renderer) chatStream(s *eventWriter) {
-	chunk := func(delta obj, finish any, usage bool) obj {
-		c := obj{
+	head := func() obj {
+		return obj{
 			{"id", rd.id("chatcmpl-")},
 			{"object", "chat.completion.chunk"},
 			{"created", 0},
 			{"model", rd.model},
-			{"choices", []any{obj{{"index", 0}, {"delta", delta}, {"logprobs", nil}, {"finish_reason", finish}}}},
 		}
-		if usage {
-			c = append(c, member{"usage", chatUsage()})
+	}
+	chunk := func(delta obj, finish any) obj {
+		c := append(head(), member{"choices", []any{obj{{"index", 0}, {"delta", delta}, {"logprobs", nil}, {"finish_reason", finish}}}})
+		if rd.usage {
+			c = append(c, member{"usage", nil})
 		}
 		return c
 	}
-	s.event("", chunk(obj{{"role", "assistant"}, {"content", ""}, {"refusal", nil}}, nil, false))
+	s.event("", chunk(obj{{"role", "assistant"}, {"content", ""}, {"refusal", nil}}, nil))
 	if rd.r.Text != "" {
-		s.event("", chunk(obj{{"content", rd.r.Text}}, nil, false))
+		s.event("", chunk(obj{{"content", rd.r.Text}}, nil))
 	}
 	for i, c := range rd.r.ToolCalls {
 		s.event("", chunk(obj{{"tool_calls", []any{obj{{"index", i}, {"id", rd.callID(i, "call_")}, {"type", "function"},
-			{"function", obj{{"name", c.Name}, {"arguments", ""}}}}}}}, nil, false))
+			{"function", obj{{"name", c.Name}, {"arguments", ""}}}}}}}, nil))
 		s.event("", chunk(obj{{"tool_calls", []any{obj{{"index", i},
-			{"function", obj{{"arguments", string(c.Args())}}}}}}}, nil, false))
+			{"function", obj{{"arguments", string(c.Args())}}}}}}}, nil))
 	}
-	s.event("", chunk(obj{}, rd.chatFinish(), true))
+	s.event("", chunk(obj{}, rd.chatFinish()))
+	if rd.usage {
+		s.event("", append(head(), member{"choices", []any{}}, member{"usage", chatUsage()}))
+	}
 	s.done()
 }
 
@@ -507,9 +539,10 @@ func (rd *renderer) geminiObj(text string, calls []ToolCall, last, oneLine bool)
 	return append(o, member{"modelVersion", rd.model}, member{"responseId", rd.id("resp_")})
 }
 
-// geminiStream writes streamGenerateContent's chunks: the text, then one
-// chunk per function call, the last one with the finish reason and usage.
-func (rd *renderer) geminiStream(s *eventWriter) {
+// geminiChunks are the chunks of a streamed Gemini reply: the text, then
+// one chunk per function call, the last one with the finish reason and
+// usage.
+func (rd *renderer) geminiChunks() []obj {
 	type chunk struct {
 		text  string
 		calls []ToolCall
@@ -524,9 +557,29 @@ func (rd *renderer) geminiStream(s *eventWriter) {
 	if len(chunks) == 0 {
 		chunks = append(chunks, chunk{})
 	}
+	out := make([]obj, len(chunks))
 	for i, c := range chunks {
-		s.event("", rd.geminiObj(c.text, c.calls, i == len(chunks)-1, true))
+		out[i] = rd.geminiObj(c.text, c.calls, i == len(chunks)-1, true)
 	}
+	return out
+}
+
+// geminiStream writes streamGenerateContent's chunks as server-sent
+// events, as alt=sse asks.
+func (rd *renderer) geminiStream(s *eventWriter) {
+	for _, c := range rd.geminiChunks() {
+		s.event("", c)
+	}
+}
+
+// geminiArray writes streamGenerateContent's chunks as the API streams
+// them without alt=sse: one JSON array, an element per chunk, each
+// flushed as it is written.
+func (rd *renderer) geminiArray(a *arrayWriter) error {
+	for _, c := range rd.geminiChunks() {
+		a.element(c)
+	}
+	return a.close()
 }
 
 // ---- server-sent events
@@ -581,6 +634,58 @@ func (s *eventWriter) write(b []byte, what string) {
 	}
 	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		s.err = fmt.Errorf("wire: flushing %s event %s: %w", s.f, what, err)
+	}
+}
+
+// arrayWriter writes a JSON array an element at a time, flushing after
+// each, as Gemini streams without alt=sse. It keeps the first error and
+// writes nothing after it.
+type arrayWriter struct {
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	n   int
+	err error
+}
+
+// newArrayWriter starts a streamed JSON array response.
+func newArrayWriter(w http.ResponseWriter) *arrayWriter {
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.WriteHeader(http.StatusOK)
+	return &arrayWriter{w: w, rc: http.NewResponseController(w)}
+}
+
+// element writes one element: the array's opening bracket before the
+// first, a comma and a line break before the others.
+func (a *arrayWriter) element(v obj) {
+	b := []byte("[")
+	if a.n > 0 {
+		b = []byte(",\r\n")
+	}
+	a.n++
+	a.write(appendJSON(b, v), fmt.Sprintf("chunk %d", a.n))
+}
+
+// close writes the closing bracket (and the opening one of an empty
+// array) and returns the first error.
+func (a *arrayWriter) close() error {
+	end := "]"
+	if a.n == 0 {
+		end = "[]"
+	}
+	a.write([]byte(end), "the end of the array")
+	return a.err
+}
+
+func (a *arrayWriter) write(b []byte, what string) {
+	if a.err != nil {
+		return
+	}
+	if _, err := a.w.Write(b); err != nil {
+		a.err = fmt.Errorf("wire: writing gemini stream %s: %w", what, err)
+		return
+	}
+	if err := a.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		a.err = fmt.Errorf("wire: flushing gemini stream %s: %w", what, err)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -99,7 +100,7 @@ func decode(t *testing.T, what string, data []byte, v any) {
 func render(t *testing.T, e Endpoint, stream bool, n int, r Reply) *httptest.ResponseRecorder {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	if err := WriteResponse(rec, e, stream, "model-x", n, r); err != nil {
+	if err := WriteResponse(rec, e, Ask{Stream: stream, Model: "model-x"}, n, r); err != nil {
 		t.Fatalf("WriteResponse: %v", err)
 	}
 	want := "application/json"
@@ -380,9 +381,10 @@ func parseChatStream(t *testing.T, events []sseEvent) parsed {
 		}
 		if fin != nil {
 			p.stop = *fin
-			if c.Usage == nil || c.Usage.TotalTokens == 0 {
-				t.Errorf("the finishing chunk has no usage: %s", ev.data)
-			}
+		}
+		// Usage comes only when stream_options.include_usage asks.
+		if c.Usage != nil {
+			t.Errorf("chunk %d has usage nobody asked for: %s", i, ev.data)
 		}
 	}
 	return p
@@ -770,7 +772,7 @@ func TestWriteResponseRefusesBeforeWriting(t *testing.T) {
 	for _, c := range cases {
 		for _, stream := range []bool{false, true} {
 			rec := httptest.NewRecorder()
-			err := WriteResponse(rec, c.e, stream, "m", 1, c.r)
+			err := WriteResponse(rec, c.e, Ask{Stream: stream, Model: "m"}, 1, c.r)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s: err = %v, want one with %q", c.e.Format, err, c.want)
 			}
@@ -899,5 +901,155 @@ func TestAppendString(t *testing.T) {
 		if bytes.ContainsAny(got, "\n\r\u2028\u2029") {
 			t.Errorf("appendString(%q) = %s holds a line end", s, got)
 		}
+	}
+}
+
+// Without alt=sse, streamGenerateContent streams one JSON array whose
+// elements are the chunks the event stream carries, byte for byte, each
+// flushed as it is written.
+func TestWriteResponseGeminiArrayStream(t *testing.T) {
+	for _, shape := range append(replyShapes, struct {
+		name string
+		r    Reply
+	}{"empty", Reply{}}) {
+		t.Run(shape.name, func(t *testing.T) {
+			sse := render(t, Endpoint{Format: Gemini, Model: "model-x", Stream: true}, false, 7, shape.r)
+			rec := httptest.NewRecorder()
+			if err := WriteResponse(rec, Endpoint{Format: Gemini, Model: "model-x", Stream: true, Array: true}, Ask{Model: "model-x"}, 7, shape.r); err != nil {
+				t.Fatal(err)
+			}
+			if ct := rec.Header().Get("Content-Type"); ct != "application/json; charset=UTF-8" {
+				t.Errorf("Content-Type %q", ct)
+			}
+			if !rec.Flushed {
+				t.Error("the stream was never flushed")
+			}
+			body := rec.Body.Bytes()
+			var elems []json.RawMessage
+			if err := json.Unmarshal(body, &elems); err != nil {
+				t.Fatalf("not a JSON array: %v\n%s", err, body)
+			}
+			events := readSSE(t, sse.Body.Bytes())
+			if len(elems) != len(events) {
+				t.Fatalf("%d elements, the event stream has %d events", len(elems), len(events))
+			}
+			for i, ev := range events {
+				if !bytes.Equal(elems[i], ev.data) {
+					t.Errorf("element %d\n%s\nevent %d\n%s", i, elems[i], i, ev.data)
+				}
+			}
+			// What a client reads from it is what it reads from the events.
+			var p parsed
+			for _, el := range elems {
+				geminiInto(t, el, &p)
+			}
+			checkParsed(t, Gemini, true, 7, shape.r, p)
+			got, err := ParseResponse(Gemini, rec.Header().Get("Content-Type"), body)
+			if err != nil || got.Text != shape.r.Text || len(got.ToolCalls) != len(shape.r.ToolCalls) {
+				t.Errorf("ParseResponse: %+v, %v", got, err)
+			}
+		})
+	}
+}
+
+func TestRouteURL(t *testing.T) {
+	cases := []struct {
+		url   string
+		array bool
+	}{
+		{"/v1beta/models/g:streamGenerateContent", true},
+		{"/v1beta/models/g:streamGenerateContent?alt=json", true},
+		{"/v1beta/models/g:streamGenerateContent?alt=sse", false},
+		{"/v1beta/models/g:streamGenerateContent?key=k&alt=sse", false},
+		{"/v1beta/models/g:generateContent", false},
+		{"/v1/messages?beta=true", false},
+	}
+	for _, c := range cases {
+		u, err := url.Parse(c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, ok := RouteURL(u)
+		want, _ := Route(u.Path)
+		want.Array = c.array
+		if !ok || e != want {
+			t.Errorf("RouteURL(%s) = %+v, %v; want %+v", c.url, e, ok, want)
+		}
+	}
+	if _, ok := RouteURL(&url.URL{Path: "/v2/nothing"}); ok {
+		t.Error("an unknown path routed")
+	}
+}
+
+// An OpenAI Chat stream carries usage only when
+// stream_options.include_usage asks, as the API does: then every chunk
+// has "usage": null and one last chunk without choices has the usage.
+func TestChatStreamUsage(t *testing.T) {
+	e := Endpoint{Format: OpenAIChat}
+	r := Reply{Text: "hi", ToolCalls: []ToolCall{{ID: "c1", Name: "ls", Arguments: []byte(`{}`)}}}
+	ask := func(e Endpoint, body string) Ask {
+		t.Helper()
+		p, err := Split([]byte(body), e.Format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return AskOf(e, p)
+	}
+	for _, body := range []string{`{"model":"model-x","stream":true}`, `{"model":"model-x","stream":true,"stream_options":{"include_usage":false}}`} {
+		a := ask(e, body)
+		if a.Usage || !a.Stream || a.Model != "model-x" {
+			t.Fatalf("AskOf(%s) = %+v", body, a)
+		}
+		rec := httptest.NewRecorder()
+		if err := WriteResponse(rec, e, a, 7, r); err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(rec.Body.Bytes(), []byte(`"usage"`)) {
+			t.Errorf("%s: usage not asked for, but sent:\n%s", body, rec.Body.Bytes())
+		}
+		checkParsed(t, OpenAIChat, true, 7, r, parseChatStream(t, readSSE(t, rec.Body.Bytes())))
+	}
+	a := ask(e, `{"model":"model-x","stream":true,"stream_options":{"include_usage":true}}`)
+	if !a.Usage {
+		t.Fatalf("include_usage not read: %+v", a)
+	}
+	rec := httptest.NewRecorder()
+	if err := WriteResponse(rec, e, a, 7, r); err != nil {
+		t.Fatal(err)
+	}
+	events := readSSE(t, rec.Body.Bytes())
+	if len(events) < 3 || string(events[len(events)-1].data) != "[DONE]" {
+		t.Fatalf("events %q", events)
+	}
+	for i, ev := range events[:len(events)-2] {
+		var c struct {
+			Choices []json.RawMessage `json:"choices"`
+			Usage   json.RawMessage   `json:"usage"`
+		}
+		decode(t, "chunk", ev.data, &c)
+		if len(c.Choices) != 1 || string(c.Usage) != "null" {
+			t.Errorf("chunk %d: %d choices, usage %s; want 1 and null", i, len(c.Choices), c.Usage)
+		}
+	}
+	var last struct {
+		ID      string            `json:"id"`
+		Choices []json.RawMessage `json:"choices"`
+		Usage   *struct {
+			Prompt     int `json:"prompt_tokens"`
+			Completion int `json:"completion_tokens"`
+			Total      int `json:"total_tokens"`
+		} `json:"usage"`
+	}
+	decode(t, "usage chunk", events[len(events)-2].data, &last)
+	if last.ID != "chatcmpl-0007" || last.Choices == nil || len(last.Choices) != 0 || last.Usage == nil ||
+		last.Usage.Total != last.Usage.Prompt+last.Usage.Completion || last.Usage.Total == 0 {
+		t.Errorf("the usage chunk is %s", events[len(events)-2].data)
+	}
+	// Only OpenAI Chat has the option; a Gemini model is in its path.
+	if a := ask(Endpoint{Format: Anthropic}, `{"model":"c","stream_options":{"include_usage":true}}`); a.Usage || a.Stream || a.Model != "c" {
+		t.Errorf("anthropic: %+v", a)
+	}
+	if a := ask(Endpoint{Format: Gemini, Model: "p", Stream: true}, `{"model":"b"}`); !a.Stream || a.Model != "p" {
+		t.Errorf("gemini: %+v", a)
 	}
 }

@@ -42,6 +42,9 @@ type Parts struct {
 	// Stream is set when the body asks for a streamed response
 	// ("stream": true).
 	Stream bool
+	// Usage is set when an OpenAI Chat body asks its stream for usage
+	// (stream_options.include_usage).
+	Usage bool
 }
 
 // Space is whitespace found at offset At of the body without whitespace.
@@ -320,6 +323,9 @@ func (p *Parts) member(f Format, src []byte, kStart, kEnd, vs, vEnd int, seen ma
 	case roleOther:
 		if key == "stream" && string(src[vs:vEnd]) == "true" {
 			p.Stream = true
+		}
+		if f == OpenAIChat && key == "stream_options" && gjson.Get(view(src[vs:vEnd]), "include_usage").Type == gjson.True {
+			p.Usage = true
 		}
 		if f == OpenAIChat && key == "messages" && src[vs] == '[' {
 			if first, last := leadingSystem(gjson.Parse(view(src[vs:vEnd]))); last > first {
