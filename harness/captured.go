@@ -27,8 +27,8 @@ const DefaultRuns = 4
 const DefaultAgentTimeout = 60 * time.Second
 
 // AgentSpec says how a captured scenario runs its agent. With Exec it is
-// a subprocess; without, an in-process Go agent given to [Test] as
-// [Options.Agent].
+// a subprocess; without, an in-process Go agent given as [Options.Agent]
+// (goldentest.Test runs it).
 type AgentSpec struct {
 	// Exec is the argv of a subprocess agent.
 	Exec []string `json:"exec,omitempty"`

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,16 +75,17 @@ type Config struct {
 	DependencyPolicy string `json:"dependencyPolicy,omitempty"`
 }
 
-// UnlistedTools is the rest entry of Config.ToolOrder: the position of
-// every registered tool the list does not name.
+// UnlistedTools ("<unlisted-tools>") is the rest entry of
+// Config.ToolOrder: the position of every registered tool the list does
+// not name.
 const UnlistedTools = assembler.RestEntry
 
 // Dependency policies of Config.DependencyPolicy.
 const (
-	// PolicyReorder runs a batch proposed against an edge in the
+	// PolicyReorder ("reorder", the default) runs a batch proposed against an edge in the
 	// topological order closest to the model's, and logs a tool/plan event.
 	PolicyReorder = agent.PolicyReorder
-	// PolicyReject refuses such a batch, with an error result per call
+	// PolicyReject ("reject") refuses such a batch, with an error result per call
 	// naming the edge.
 	PolicyReject = agent.PolicyReject
 )
@@ -219,6 +221,10 @@ func gjsonPath(p string) string {
 
 // decodeFixture reads one fixture file strictly, without resolving extends.
 func decodeFixture(file string, raw []byte) (*Fixture, error) {
+	if bytes.HasPrefix(raw, []byte("\xef\xbb\xbf")) {
+		// Some editors write one; say what to change, not which byte.
+		return nil, &FixtureError{File: file, Line: 1, Column: 1, Msg: "JSON syntax error: the file starts with a UTF-8 byte-order mark, which JSON does not allow: save it without one"}
+	}
 	counts, err := walkFixture(raw, fixtureShape)
 	if err != nil {
 		if err.syntax {

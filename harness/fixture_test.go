@@ -32,6 +32,7 @@ func TestBadFixtures(t *testing.T) {
 			3, 10, "expected bool"},
 		{"duplicate field", "dup", "{\n  \"description\": \"x\",\n  \"description\": \"y\",\n  \"turns\": [{\"user\": \"hi\"}]\n}\n",
 			3, 3, `field "description" appears twice`},
+		{"byte-order mark", "bom", "\ufeff" + minimalFixture, 1, 1, "starts with a UTF-8 byte-order mark"},
 		{"extends missing", "orphan", "{\n  \"description\": \"x\",\n  \"extends\": \"nobody\",\n  \"turns\": [{\"user\": \"hi\"}]\n}\n",
 			3, 14, "nobody.json"},
 	} {

@@ -16,7 +16,7 @@ import (
 func Listen(addr string, allowRemote bool) (net.Listener, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, fmt.Errorf("-listen %q: want HOST:PORT, such as 127.0.0.1:8089: %v", addr, err)
+		return nil, fmt.Errorf("-listen %q: want HOST:PORT, such as 127.0.0.1:8089: %w", addr, err)
 	}
 	loopback := host == "localhost"
 	if ip := net.ParseIP(host); ip != nil {
@@ -40,7 +40,7 @@ func ParseUpstream(values []string) (*Upstream, error) {
 		name, url, ok := strings.Cut(v, "=")
 		if ok && !strings.Contains(name, "/") && !strings.Contains(name, ":") {
 			if _, err := wire.ParseFormat(name); err != nil {
-				return nil, fmt.Errorf("-upstream %q: %v", v, err)
+				return nil, fmt.Errorf("-upstream %q: %w", v, err)
 			}
 			u.ByFormat[name] = url
 		} else {

@@ -24,14 +24,17 @@ var sizeUnits = []struct {
 	n      int64
 }{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}}
 
-// String formats the size as 64MiB, 1500B or 0.
+// String formats the size as Set reads it: 64MiB, 1500B or 0.
 func (b ByteSize) String() string {
+	if b == 0 {
+		return "0"
+	}
 	for _, u := range sizeUnits[:3] {
-		if b != 0 && int64(b)%u.n == 0 {
+		if int64(b)%u.n == 0 {
 			return strconv.FormatInt(int64(b)/u.n, 10) + u.suffix
 		}
 	}
-	return strconv.FormatInt(int64(b), 10)
+	return strconv.FormatInt(int64(b), 10) + "B"
 }
 
 // Set parses a size such as 64MiB, 200MB or 1048576; it must be positive.

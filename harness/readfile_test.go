@@ -103,7 +103,7 @@ func TestFileSizeLimit(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "x.json"), minimalFixture)
 	opts := Options{Fixtures: dir, Golden: filepath.Join(dir, "golden"), MaxFileSize: 100, Shuffle: -1}
 	_, err := Load(opts)
-	if err == nil || !strings.Contains(err.Error(), "x.json") || !strings.Contains(err.Error(), "over the limit of 100 for one file") ||
+	if err == nil || !strings.Contains(err.Error(), "x.json") || !strings.Contains(err.Error(), "over the limit of 100B for one file") ||
 		!strings.Contains(err.Error(), "-max-file-size") {
 		t.Errorf("Load = %v", err)
 	}
@@ -133,7 +133,7 @@ func TestByteSize(t *testing.T) {
 	if got := DefaultMaxFileSize.String(); got != "64MiB" {
 		t.Errorf("default prints as %q", got)
 	}
-	if got := ByteSize(1500).String(); got != "1500" {
+	if got := ByteSize(1500).String(); got != "1500B" {
 		t.Errorf("1500 prints as %q", got)
 	}
 }

@@ -110,8 +110,13 @@ func (s *Suite) Record(opts RecordOptions) ([]FileChange, []*Result, error) {
 		return nil, failed, fmt.Errorf("%d fixture(s) fail their checks; nothing was written", len(failed))
 	}
 	if !opts.DryRun {
-		if err := os.MkdirAll(s.opts.goldenDir(), 0o755); err != nil {
-			return nil, nil, err
+		// The golden directory is made if need be, but not its parents:
+		// a mistyped path is refused rather than created.
+		if err := os.Mkdir(s.opts.goldenDir(), 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, nil, fmt.Errorf("golden: cannot make %s: its parent directory %s does not exist", s.opts.goldenDir(), filepath.Dir(filepath.Clean(s.opts.goldenDir())))
+			}
+			return nil, nil, fmt.Errorf("golden: %w", err)
 		}
 		unlock, err := lockDir(ctx, s.opts.goldenDir(), cmp.Or(opts.LockWait, DefaultLockWait))
 		if err != nil {

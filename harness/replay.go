@@ -68,9 +68,8 @@ type Outputs struct {
 	Tools  []byte // pinned fixtures: golden/NAME.tools.json
 	// Requests are the bodies a captured agent sent. For a reference
 	// fixture it is nil: its requests were checked against the log as
-	// the replay went (rebuild), and each is rebuilt from Log by
-	// agent.Rebuild; keeping a copy of each would hold the header once
-	// per step.
+	// the replay went (rebuild), and each can be rebuilt from Log;
+	// keeping a copy of each would hold the header once per step.
 	Requests [][]byte
 
 	depsAt agent.DepsAt // the tool dependencies in force at each step
@@ -347,6 +346,11 @@ func (s *Suite) readGolden(f *Fixture, file string) ([]byte, *Failure) {
 	want, err := readRegular(file, s.opts.maxFileSize())
 	switch {
 	case errors.Is(err, os.ErrNotExist):
+		if _, err := os.Stat(filepath.Dir(file)); errors.Is(err, os.ErrNotExist) {
+			// Nothing to compare with, most likely a mistyped directory:
+			// cannot test, rather than a missing file to record.
+			return nil, &Failure{Check: CheckInvalid, File: file, Msg: fmt.Sprintf("the golden directory %s does not exist; %s", filepath.Dir(file), s.opts.Commands.record("^"+f.Name+"$"))}
+		}
 		return nil, &Failure{Check: CheckGuard, File: file, Msg: "missing: " + s.opts.Commands.record("^"+f.Name+"$")}
 	case err != nil:
 		return nil, &Failure{Check: CheckInvalid, File: file, Msg: err.Error()}

@@ -55,8 +55,8 @@ type Options struct {
 	// nothing.
 	Context context.Context
 	// Commands words the commands that failure messages tell the user to
-	// run, as the user runs them where the message is read. [Test] sets
-	// it for go test; cmd/replay and cmd/record set their own command
+	// run, as the user runs them where the message is read. goldentest.Test
+	// sets it for go test; cmd/replay and cmd/record set their own command
 	// lines.
 	Commands Commands
 }
@@ -203,6 +203,11 @@ func Load(opts Options) (*Suite, error) {
 			continue
 		}
 		names = append(names, name)
+	}
+	if len(names) == 0 && len(errs) == 0 && opts.Run == nil {
+		// A mistyped or empty directory must not pass: replaying nothing
+		// would pass every commit of a bisect and every CI run.
+		return nil, fmt.Errorf("fixtures: no fixtures in %s (a fixture is a file NAME.json)", dir)
 	}
 	slices.Sort(names)
 	// With Run, only the selected fixtures and those they extend are

@@ -20,7 +20,8 @@ import (
 // log templates to itself, and a golden log that does not is a guard
 // failure.
 
-// Placeholders written in place of a header's system text and tool list.
+// Placeholders written in place of a header's system text and tool list:
+// "<<system>>" and "<<tools>>".
 const (
 	SystemPlaceholder = logformat.SystemPlaceholder
 	ToolsPlaceholder  = logformat.ToolsPlaceholder

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -100,6 +101,56 @@ func TestRecordSeed(t *testing.T) {
 	fixtures, golden := copyBundled(t)
 	code, stdout, stderr := record(t, "-fixtures", fixtures, "-golden", golden, "-run", "^tool-order$", "-check", "-seed", "42")
 	if code != exitOK || !strings.Contains(stdout, "0 created, 0 changed, 1 unchanged") {
+		t.Errorf("exit %d: %s %s", code, stdout, stderr)
+	}
+}
+
+// A fixture that fails its checks is reported with the command line that
+// runs the same runs again: its seed, which record otherwise picks
+// unseen.
+func TestRecordFailureNamesItsSeed(t *testing.T) {
+	t.Setenv("CI", "")
+	fixtures, golden := copyBundled(t)
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The demo agent lists its tools in map order: the repeat pass sees
+	// another order within a few runs.
+	fx := `{"description":"tools in map order","runs":12,` +
+		`"agent":{"exec":["go","run","./internal/demoagent","-prompt","Weather in Oslo?","-tools-from-map"],"dir":` + strconv.Quote(root) + `,"timeout":"120s"},` +
+		`"replies":[{"text":"12 °C."}]}`
+	if err := os.WriteFile(filepath.Join(fixtures, "map-order.json"), []byte(fx), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, golden)
+	code, stdout, stderr := record(t, "-fixtures", fixtures, "-golden", golden, "-run", "^map-order$", "-seed", "7")
+	if code != exitChanges || !strings.Contains(stderr, "[repeat]") {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	want := "map-order: reproduce: record -fixtures " + fixtures + " -golden " + golden + " -seed 7 -run '^map-order$'"
+	if !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	sameSnapshot(t, before, snapshot(t, golden))
+}
+
+// Record makes a missing golden directory, not its missing parents: a
+// mistyped path is refused.
+func TestRecordRefusesAGoldenDirectoryWithoutParent(t *testing.T) {
+	t.Setenv("CI", "")
+	fixtures, _ := copyBundled(t)
+	parent := filepath.Join(t.TempDir(), "typo")
+	code, stdout, stderr := record(t, "-fixtures", fixtures, "-golden", filepath.Join(parent, "golden"), "-run", "^text-turn$")
+	if code != exitCannotRun || !strings.Contains(stderr, "its parent directory "+parent+" does not exist") {
+		t.Errorf("exit %d: %s %s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(parent); !os.IsNotExist(err) {
+		t.Errorf("%s was made: %v", parent, err)
+	}
+	// One level is made, as before.
+	code, stdout, stderr = record(t, "-fixtures", fixtures, "-golden", parent, "-run", "^text-turn$")
+	if code != exitOK || !strings.Contains(stdout, "3 created") {
 		t.Errorf("exit %d: %s %s", code, stdout, stderr)
 	}
 }

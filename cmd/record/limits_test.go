@@ -13,7 +13,7 @@ func TestRecordMaxFileSize(t *testing.T) {
 	fx, gd := copyBundled(t)
 	before := snapshot(t, gd)
 	code, _, errs := record(t, "-fixtures", fx, "-golden", gd, "-max-file-size", "100")
-	if code != exitCannotRun || !strings.Contains(errs, filepath.Join(fx, "")) || !strings.Contains(errs, "over the limit of 100 for one file") ||
+	if code != exitCannotRun || !strings.Contains(errs, filepath.Join(fx, "")) || !strings.Contains(errs, "over the limit of 100B for one file") ||
 		!strings.Contains(errs, "-max-file-size") {
 		t.Errorf("exit %d, %q", code, errs)
 	}

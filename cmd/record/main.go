@@ -186,8 +186,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitUsage
 	}
 	if len(suite.Fixtures()) == 0 && opts.Run != nil {
-		fmt.Fprintf(stderr, "record: -run %q matches no fixture in %s\n", opts.Run, opts.Fixtures)
-		return exitUsage
+		return command.Fail(stderr, "-run %q matches no fixture in %s", opts.Run, opts.Fixtures)
 	}
 	if outFile != "" {
 		if err := suite.CheckOutput(outFile); err != nil {
@@ -209,6 +208,11 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	for _, r := range failed {
 		for _, f := range r.Failures {
 			fmt.Fprintf(stderr, "%s: %s\n", r.Fixture, f)
+		}
+		if f := suite.Fixture(r.Fixture); f != nil && f.Seeded() && !r.Invalid() {
+			// The same runs again: the seed picks the permutation
+			// orders and a subprocess agent's hash seeds.
+			fmt.Fprintf(stderr, "%s: reproduce: %s%s -seed %d -run '^%s$'\n", r.Fixture, command.Name, cliflags.DirFlags(opts.Fixtures, opts.Golden), r.Seed, r.Fixture)
 		}
 	}
 	if err != nil {
@@ -300,8 +304,7 @@ func writeLog(ctx context.Context, suite *harness.Suite, file string, stdout, st
 		for i, f := range selected {
 			names[i] = f.Name
 		}
-		fmt.Fprintf(stderr, "record: -o needs a -run that selects exactly one fixture; it selects %d: %v\n", len(selected), names)
-		return exitUsage
+		return command.Fail(stderr, "-o needs a -run that selects exactly one fixture; it selects %d: %v", len(selected), names)
 	}
 	out, res := suite.Check(selected[0])
 	if code, ok := interruptedStatus(ctx, ctx.Err()); ok {

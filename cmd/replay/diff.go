@@ -87,6 +87,8 @@ Examples:
   # Gemini bodies priced as gemini-2.5-flash, B from standard input
   replay diff -format gemini -model gemini-2.5-flash -json ci-bodies.jsonl - < laptop-bodies.jsonl
 
+Flags go before or after A and B ("--" ends them); -h prints this help.
+
 Exit status: 0 identical, 1 drift (headers or numbers of requests), 2 usage
 error, 125 unreadable or invalid input (a line that is not a valid event or
 request body, with file:line:column), or nothing to compare (no request in

@@ -231,3 +231,13 @@ func TestDiffHostileInput(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// An input that cannot be read at all is named without a line: no line
+// of it was read.
+func TestDiffUnreadableInput(t *testing.T) {
+	dir := t.TempDir()
+	r := replay(t, nil, false, "diff", filepath.Join("..", "..", "golden", "text-turn.golden"), dir)
+	if r.code != exitCannotRun || !strings.HasPrefix(r.stderr, "replay diff: "+dir+": ") || strings.Contains(r.stderr, dir+":1") {
+		t.Errorf("exit %d, %q", r.code, r.stderr)
+	}
+}

@@ -154,6 +154,7 @@ type jsonLine struct {
 	Skipped  *int      `json:"skipped"`
 	Skip     string    `json:"skip"`
 	Findings *[]string `json:"findings"`
+	Errors   []string  `json:"errors"`
 }
 
 func decodeJSONLines(t *testing.T, s string) []jsonLine {
@@ -442,5 +443,41 @@ func TestSidecarReorderIsNamed(t *testing.T) {
 	}
 	if !slices.Equal(kinds, []string{"reorder"}) || len(moved) != 1 {
 		t.Errorf("-json kinds %q, moved %q", kinds, moved)
+	}
+}
+
+// Replaying nothing never passes: a mistyped or empty fixtures directory,
+// or a golden directory that does not exist, cannot test (125), and says
+// why; with -json the report says it too.
+func TestNothingReplayedCannotPass(t *testing.T) {
+	empty := t.TempDir()
+	os.WriteFile(filepath.Join(empty, "notes.txt"), []byte("not a fixture\n"), 0o644)
+	r := replay(t, nil, false, "-fixtures", empty, "-golden", t.TempDir())
+	if r.code != exitCannotRun || !strings.Contains(r.stderr, "no fixtures in "+empty) {
+		t.Errorf("empty fixtures: exit %d, %q", r.code, r.stderr)
+	}
+	fx, _ := copyBundled(t)
+	missing := filepath.Join(t.TempDir(), "golden-typo")
+	r = replay(t, nil, false, "-fixtures", fx, "-golden", missing, "-run", "^text-turn$", "-shuffle", "0")
+	if r.code != exitCannotRun || !strings.Contains(r.stdout, "the golden directory "+missing+" does not exist") || strings.Contains(r.stdout, "missing: record") {
+		t.Errorf("missing golden dir: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stdout, "reproduce:") {
+		t.Errorf("a fixture that cannot be tested gets a reproduce line:\n%s", r.stdout)
+	}
+	// A fixture that does not load: the -json report is its summary, with
+	// every error.
+	os.WriteFile(filepath.Join(fx, "broken.json"), []byte("{\n  \"description\": \"x\",\n}\n"), 0o644)
+	os.WriteFile(filepath.Join(fx, "broken-too.json"), []byte(`{"description":"x","oops":1}`), 0o644)
+	r = replay(t, nil, false, "-fixtures", fx, "-json")
+	lines := decodeJSONLines(t, r.stdout)
+	if r.code != exitCannotRun || len(lines) != 1 {
+		t.Fatalf("exit %d, %d JSON lines:\n%s%s", r.code, len(lines), r.stdout, r.stderr)
+	}
+	s := gjson.Parse(strings.TrimSpace(r.stdout))
+	errs := s.Get("errors").Array()
+	if !s.Get("summary").Bool() || s.Get("invalid").Int() != 2 || len(errs) != 2 ||
+		!strings.Contains(errs[0].String()+errs[1].String(), "broken.json:3:1") || !strings.Contains(errs[0].String()+errs[1].String(), `"oops"`) {
+		t.Errorf("summary %s", r.stdout)
 	}
 }

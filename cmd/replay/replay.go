@@ -191,6 +191,9 @@ type summaryReport struct {
 	Skipped  int      `json:"skipped"` // in-process agents, which run from go test
 	Seed     uint64   `json:"seed"`
 	Findings []string `json:"findings"`
+	// Errors are what kept the fixtures from loading, one per invalid
+	// fixture; nothing was replayed then.
+	Errors []string `json:"errors,omitempty"`
 }
 
 func runReplay(args []string, e env) int {
@@ -209,6 +212,17 @@ func runReplay(args []string, e env) int {
 	suite, err := harness.Load(rf.opts)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "replay: cannot test: %v\n", err)
+		if rf.json {
+			// A program reading the report reads why there is none.
+			errs := []string{err.Error()}
+			if j, ok := err.(interface{ Unwrap() []error }); ok {
+				errs = errs[:0]
+				for _, e := range j.Unwrap() {
+					errs = append(errs, e.Error())
+				}
+			}
+			newPrinter(e, rf).summary(summaryReport{Summary: true, Invalid: len(errs), Seed: rf.opts.Seed, Errors: errs})
+		}
 		return exitCannotRun
 	}
 	if rf.opts.Listen != nil && len(suite.Fixtures()) != 1 {
@@ -222,8 +236,7 @@ func runReplay(args []string, e env) int {
 	selected := suite.Fixtures()
 	if len(selected) == 0 && rf.opts.Run != nil {
 		// Under git bisect run, a mistyped -run would pass every commit.
-		fmt.Fprintf(e.stderr, "replay: -run %q matches no fixture in %s\n", rf.opts.Run, rf.opts.Fixtures)
-		return exitUsage
+		return replayCommand.Fail(e.stderr, "-run %q matches no fixture in %s", rf.opts.Run, rf.opts.Fixtures)
 	}
 	passed, failed, invalid, skipped := 0, 0, 0, 0
 	for _, f := range selected {
@@ -334,13 +347,15 @@ func (p *printer) fixture(s *harness.Suite, res *harness.Result) {
 			fmt.Fprintf(p.e.stdout, "    %s\n", strings.ReplaceAll(f.String(), "\n", "\n    "))
 		}
 		f := s.Fixture(res.Fixture)
-		if !res.Passed() {
-			if !f.Seeded() {
-				// No seed: nothing an in-process run does depends on it.
-				fmt.Fprintf(p.e.stdout, "    reproduce: %s%s -run '^%s$'\n", replayCommand.Name, p.dirFlags(), res.Fixture)
-			} else {
-				fmt.Fprintf(p.e.stdout, "    reproduce: %s%s -seed %d -run '^%s$'\n", replayCommand.Name, p.dirFlags(), res.Seed, res.Fixture)
-			}
+		switch {
+		case res.Passed() || res.Invalid():
+			// An invalid fixture's message says what to fix; no seed
+			// can reproduce it differently.
+		case !f.Seeded():
+			// No seed: nothing an in-process run does depends on it.
+			fmt.Fprintf(p.e.stdout, "    reproduce: %s%s -run '^%s$'\n", replayCommand.Name, p.dirFlags(), res.Fixture)
+		default:
+			fmt.Fprintf(p.e.stdout, "    reproduce: %s%s -seed %d -run '^%s$'\n", replayCommand.Name, p.dirFlags(), res.Seed, res.Fixture)
 		}
 		if advice := harness.RecordAdvice(res, p.rf.opts.Commands); advice != "" {
 			fmt.Fprintf(p.e.stdout, "    %s\n", advice)

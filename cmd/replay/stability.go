@@ -44,7 +44,7 @@ func runStability(args []string, e env) int {
 	stdout, stderr := e.stdout, e.stderr
 	fs := flag.NewFlagSet("replay stability", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")
-	threshold := fs.Float64("threshold", 0.8, "share (0..1] at which an order counts as stable and an outcome as robust")
+	threshold := fs.Float64("threshold", 0.8, "the share `F`, in (0, 1], at which an order counts as stable and an outcome as robust")
 	logs, code, ok := stabilityCommand.Parse(fs, args, stdout, stderr)
 	if !ok {
 		return code

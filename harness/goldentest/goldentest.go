@@ -4,6 +4,12 @@
 // harness kept apart from it, as net/http/httptest is from net/http, so
 // that programs using harness (cmd/replay, cmd/record) link neither
 // testing nor goldie.
+//
+// goldie defines the test flags -update, -clean and -template in every
+// binary that links it: a test package that imports goldentest and
+// defines a flag of one of these names panics at start ("flag
+// redefined"). Rename that flag, or record with GOLDIE_UPDATE=1, which
+// works everywhere.
 package goldentest
 
 import (

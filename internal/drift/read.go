@@ -123,7 +123,11 @@ func (r *recordReader) readLine() ([]byte, error) {
 		r.line++
 		return line, nil // last line without a newline
 	}
-	return nil, &InputError{File: r.name, Line: r.line + 1, Err: err}
+	at := r.line + 1
+	if r.line == 0 && len(line) == 0 {
+		at = 0 // nothing was read: the input itself, such as a directory
+	}
+	return nil, &InputError{File: r.name, Line: at, Err: err}
 }
 
 // dropLine reads the rest of a long line whose first bytes are head and
