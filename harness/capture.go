@@ -2,11 +2,13 @@ package harness
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -89,6 +91,15 @@ func sessionEnv(f *Fixture, url string, v variation, upstream bool) map[string]s
 			env[k] = dummyKey
 		}
 	}
+	// The fake provider is on loopback: an HTTP(S)_PROXY of the machine
+	// must not take the agent's requests elsewhere (Python's urllib and
+	// httpx, curl and others proxy loopback too unless told not to).
+	noProxy := cmp.Or(os.Getenv("NO_PROXY"), os.Getenv("no_proxy"))
+	if noProxy != "" {
+		noProxy += ","
+	}
+	env["NO_PROXY"] = noProxy + "127.0.0.1,localhost"
+	env["no_proxy"] = env["NO_PROXY"]
 	if v.gomaxproc > 0 {
 		env["GOMAXPROCS"] = strconv.Itoa(v.gomaxproc)
 		env["PYTHONHASHSEED"] = strconv.FormatUint(v.hashSeed, 10)

@@ -471,3 +471,83 @@ func TestCapturedPinnedSpacedBody(t *testing.T) {
 		t.Errorf("kinds %v, want [content]:\n%s", f.Mismatch, f)
 	}
 }
+
+// A request whose body never ends, here a background upload an
+// in-process agent leaves behind, holds up neither the agent's other
+// requests nor the end of the run: the fake provider reads bodies before
+// it serves them one at a time.
+func TestCapturedStalledBodyDoesNotHang(t *testing.T) {
+	_, opts := capturedSuite(t, map[string]string{"x": `{"description":"d","agent":{"timeout":"5s"},"runs":1,"replies":[{"text":"Hello."}]}`})
+	stalled := make(chan struct{})
+	opts.Agent = func(ctx context.Context, s *Session) error {
+		pr, pw := io.Pipe()
+		go func() {
+			pw.Write([]byte(`{"model":`)) // and never closed
+			close(stalled)
+		}()
+		go func() {
+			req, _ := http.NewRequest(http.MethodPost, s.AnthropicBaseURL+"/v1/messages", pr)
+			if resp, err := s.HTTPClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		<-stalled
+		// The real request, on another connection while the first stalls.
+		body := `{"model":"m","max_tokens":64,"system":"Be kind.","messages":[{"role":"user","content":"hi"}]}`
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.AnthropicBaseURL+"/v1/messages", strings.NewReader(body))
+		if err != nil {
+			return err
+		}
+		resp, err := s.HTTPClient.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("HTTP %d", resp.StatusCode)
+		}
+		return nil
+	}
+	s := mustLoad(t, opts)
+	done := make(chan *Result, 1)
+	start := time.Now()
+	go func() {
+		_, res := s.Check(s.Fixture("x")) // runs it, with no golden file to compare
+		done <- res
+	}()
+	select {
+	case res := <-done:
+		if !res.Passed() {
+			t.Errorf("failures: %v", res.Failures)
+		}
+		if d := time.Since(start); d > 4*time.Second {
+			t.Errorf("the run took %s", d)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run still waits 20s later, behind a body that never ends")
+	}
+}
+
+// A subprocess agent reaches the fake provider on loopback whatever
+// HTTP_PROXY the machine sets: NO_PROXY and no_proxy name loopback, after
+// what they held.
+func TestCapturedAgentBypassesProxies(t *testing.T) {
+	t.Setenv("NO_PROXY", "corp.example")
+	t.Setenv("HTTP_PROXY", "http://127.0.0.1:9")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "env.out")
+	script := `printf '%s|%s' "$NO_PROXY" "$no_proxy" > ` + out
+	b, _ := json.Marshal([]string{"sh", "-c", script})
+	s, _ := capturedSuite(t, map[string]string{"x": `{"description":"d","runs":1,"agent":{"exec":` + string(b) + `},"replies":[{"text":"a"}]}`})
+	s.Replay(s.Fixture("x")) // fails: the agent sends nothing; its environment is what is looked at
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "corp.example,127.0.0.1,localhost|corp.example,127.0.0.1,localhost"; string(got) != want {
+		t.Errorf("the agent saw %q, want %q", got, want)
+	}
+}

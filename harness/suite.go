@@ -241,11 +241,22 @@ func Load(opts Options) (*Suite, error) {
 			return nil, err
 		}
 	}
-	if err := s.scanGolden(); err != nil {
-		return nil, err
-	}
 	if s.leftovers, err = findLeftovers(opts.goldenDir(), dir); err != nil {
 		return nil, fmt.Errorf("golden: %w", err)
+	}
+	if len(s.leftovers) > 0 {
+		// A record writing now has temp files that are not leftovers:
+		// it holds the golden directory's lock, so wait for it to end,
+		// then look again. Without the lock in time, they are reported.
+		if unlock, err := lockDir(s.context(), opts.goldenDir(), DefaultLockWait); err == nil {
+			unlock()
+			if s.leftovers, err = findLeftovers(opts.goldenDir(), dir); err != nil {
+				return nil, fmt.Errorf("golden: %w", err)
+			}
+		}
+	}
+	if err := s.scanGolden(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

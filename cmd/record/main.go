@@ -28,7 +28,7 @@ func main() {
 	// SIGINT and SIGTERM are caught from here until the process exits:
 	// they stop record, or roll back its write, and once the last file is
 	// in place they no longer change the outcome or the exit status.
-	ctx, _ := interruptible(context.Background())
+	ctx, _ := cliflags.Interruptible(context.Background())
 	os.Exit(runContext(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -105,13 +105,13 @@ interrupted by SIGINT or SIGTERM (nothing written).
 // run is record in this process: an interrupt while it runs is caught,
 // as by the command.
 func run(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := interruptible(context.Background())
+	ctx, stop := cliflags.Interruptible(context.Background())
 	defer stop()
 	return runContext(ctx, args, stdout, stderr)
 }
 
-// runContext runs record with args; cancelling ctx with a [signalCause]
-// stops it before it writes, or rolls its write back, and makes it exit
+// runContext runs record with args; cancelling ctx with a signal (see
+// cliflags.Interruptible) stops it before it writes, or rolls its write back, and makes it exit
 // 128+signal.
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("record", flag.ContinueOnError)
@@ -162,6 +162,10 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	opts.Commands = cliflags.RecordCommands(opts.Fixtures, opts.Golden)
 	release, err := cf.Apply(&opts, stderr)
 	if err != nil {
+		if cliflags.NotUsage(err) {
+			fmt.Fprintf(stderr, "record: cannot record: %v\n", err)
+			return exitCannotRun
+		}
 		return command.Fail(stderr, "%v", err)
 	}
 	defer release()
@@ -201,7 +205,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitCannotRun
 	}
 	changes, failed, err := suite.Record(harness.RecordOptions{DryRun: check, Prune: prune, SkipInProcess: true})
-	if code, ok := interruptedStatus(ctx, err); ok {
+	if code, ok := cliflags.InterruptedStatus(ctx, err); ok {
 		fmt.Fprintf(stderr, "record: %v\n", err)
 		return code
 	}
@@ -307,7 +311,7 @@ func writeLog(ctx context.Context, suite *harness.Suite, file string, stdout, st
 		return command.Fail(stderr, "-o needs a -run that selects exactly one fixture; it selects %d: %v", len(selected), names)
 	}
 	out, res := suite.Check(selected[0])
-	if code, ok := interruptedStatus(ctx, ctx.Err()); ok {
+	if code, ok := cliflags.InterruptedStatus(ctx, ctx.Err()); ok {
 		fmt.Fprintf(stderr, "record: interrupted before anything was written: %v\n", context.Cause(ctx))
 		return code
 	}
@@ -329,7 +333,7 @@ func writeLog(ctx context.Context, suite *harness.Suite, file string, stdout, st
 	if err == nil {
 		err = harness.WriteFilesContext(ctx, []harness.FileWrite{{Path: abs, Data: out.Log}})
 	}
-	if code, ok := interruptedStatus(ctx, err); ok {
+	if code, ok := cliflags.InterruptedStatus(ctx, err); ok {
 		fmt.Fprintf(stderr, "record: %v\n", err)
 		return code
 	}

@@ -296,6 +296,16 @@ func TestRecordListenRefusesRemoteAndNeedsOneScenario(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "want an http:// or https:// URL") {
 		t.Errorf("bad -upstream: exit %d, %s", code, stderr)
 	}
+	// A port in use is this machine's state, not a usage error.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	code, _, stderr = record(t, "-fixtures", fixtures, "-golden", golden, "-run", "^captured-weather$", "-listen", ln.Addr().String())
+	if code != exitCannotRun || !strings.Contains(stderr, "record: cannot record: -listen: ") || strings.Contains(stderr, "usage:") {
+		t.Errorf("-listen on a port in use: exit %d, %s", code, stderr)
+	}
 }
 
 // record -listen waits for an agent started separately and records it.

@@ -7,12 +7,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"os"
-	"os/signal"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/headergold/headergold/harness"
 	"github.com/headergold/headergold/internal/cliflags"
@@ -194,6 +191,9 @@ type summaryReport struct {
 	// Errors are what kept the fixtures from loading, one per invalid
 	// fixture; nothing was replayed then.
 	Errors []string `json:"errors,omitempty"`
+	// Interrupted names the fixture a signal stopped replay in; the
+	// counts are of the fixtures before it.
+	Interrupted string `json:"interrupted,omitempty"`
 }
 
 func runReplay(args []string, e env) int {
@@ -203,10 +203,14 @@ func runReplay(args []string, e env) int {
 	}
 	release, err := rf.capture.Apply(&rf.opts, e.stderr)
 	if err != nil {
+		if cliflags.NotUsage(err) {
+			fmt.Fprintf(e.stderr, "replay: cannot test: %v\n", err)
+			return exitCannotRun
+		}
 		return replayCommand.Fail(e.stderr, "%v", err)
 	}
 	defer release()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cliflags.Interruptible(context.Background())
 	defer stop()
 	rf.opts.Context = ctx
 	suite, err := harness.Load(rf.opts)
@@ -240,6 +244,9 @@ func runReplay(args []string, e env) int {
 	}
 	passed, failed, invalid, skipped := 0, 0, 0, 0
 	for _, f := range selected {
+		if ctx.Err() != nil {
+			break
+		}
 		if rf.shards > 0 && !inShard(f.Name, rf.shard, rf.shards) {
 			continue
 		}
@@ -250,6 +257,17 @@ func runReplay(args []string, e env) int {
 			continue
 		}
 		res := suite.Replay(f)
+		if code, ok := cliflags.InterruptedStatus(ctx, ctx.Err()); ok {
+			// What the run says now is about the interrupt, not the
+			// fixture: report neither it nor the fixtures not reached,
+			// and exit as the signal would have.
+			if rf.json {
+				out.summary(summaryReport{Summary: true, Passed: passed, Failed: failed, Invalid: invalid, Skipped: skipped, Seed: suite.Seed(),
+					Findings: []string{}, Interrupted: f.Name})
+			}
+			fmt.Fprintf(e.stderr, "replay: interrupted (%v) while replaying %s; the fixtures after it were not replayed\n", context.Cause(ctx), f.Name)
+			return code
+		}
 		switch {
 		case res.Invalid():
 			invalid++

@@ -3,6 +3,7 @@ package capture
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -502,5 +503,43 @@ func TestServerAnswersAsAsked(t *testing.T) {
 		if reqs := s.Requests(); len(reqs) != 1 || !reqs[0].Stream {
 			t.Errorf("%s: requests %+v, want one stream", c.path, reqs)
 		}
+	}
+}
+
+// A gzip body is read decoded, as a provider reads it; another encoding
+// is refused by name rather than as "not JSON".
+func TestServerBodyEncodings(t *testing.T) {
+	body := []byte(`{"model":"m","max_tokens":8,"messages":[{"role":"user","content":"hi"}]}`)
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
+	zw.Write(body)
+	zw.Close()
+	s := start(t, text("hi"))
+	send := func(enc string, b []byte) (int, []byte) {
+		req, err := http.NewRequest(http.MethodPost, s.URL()+"/v1/messages", bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Encoding", enc)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, out
+	}
+	if code, out := send("gzip", zb.Bytes()); code != http.StatusOK {
+		t.Fatalf("gzip: HTTP %d: %s", code, out)
+	}
+	if reqs := s.Requests(); len(reqs) != 1 || !bytes.Equal(reqs[0].Body, body) {
+		t.Errorf("requests %+v, want the decoded body", reqs)
+	}
+	code, out := send("br", body)
+	if code != http.StatusBadRequest || !bytes.Contains(out, []byte(`Content-Encoding \"br\": the fake provider reads plain and gzip bodies`)) {
+		t.Errorf("br: HTTP %d: %s", code, out)
+	}
+	if f := s.Failures(); len(f) != 1 || !strings.Contains(f[0], `Content-Encoding "br"`) {
+		t.Errorf("failures %q", f)
 	}
 }

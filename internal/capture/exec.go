@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"sort"
@@ -75,14 +76,16 @@ func QuoteArgv(argv []string) string {
 
 // tailBuffer keeps the last max bytes written to it.
 type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
+	mu    sync.Mutex
+	max   int
+	b     []byte
+	total int64 // bytes written
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.total += int64(len(p))
 	t.b = append(t.b, p...)
 	if len(t.b) > 2*t.max {
 		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
@@ -99,6 +102,9 @@ func (t *tailBuffer) String() string {
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
 			b = b[i+1:]
 		}
+	}
+	if cut := t.total - int64(len(b)); cut > 0 {
+		return fmt.Sprintf("[%d earlier bytes not shown]\n%s", cut, b)
 	}
 	return string(b)
 }
@@ -128,9 +134,17 @@ func Environ(base []string, env map[string]string) []string {
 	return out
 }
 
+// drainWait bounds how long Run waits, once the agent has exited and its
+// process group is killed, for the end of its stderr: only a process
+// that left the group (setsid) can still hold it then.
+const drainWait = 500 * time.Millisecond
+
 // Run runs the command to its end. Its stdout is discarded and its stderr
-// kept for the error; the whole process group is killed at the timeout or
-// when ctx ends, and Run returns only once the process is gone.
+// kept for the error. The run ends when the agent's process exits: what
+// it left running in its process group is killed then, as is the whole
+// group at the timeout or when ctx ends, and Run returns only once the
+// process is gone. A process that left the group and still holds the
+// agent's stderr fails the run, since nothing here can kill it.
 func Run(ctx context.Context, c Command) error {
 	if len(c.Argv) == 0 {
 		return errors.New("agent: empty exec")
@@ -143,32 +157,61 @@ func Run(ctx context.Context, c Command) error {
 	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 	cmd.Dir = c.Dir
 	cmd.Env = Environ(os.Environ(), c.Env)
-	stderr := &tailBuffer{max: StderrTail}
-	cmd.Stderr = stderr
-	cmd.Stdout = nil
-	setGroup(cmd)
-	// A grandchild that keeps stderr open must not hold Wait forever.
-	cmd.WaitDelay = 2 * time.Second
-	if err := cmd.Start(); err != nil {
+	// stderr is a pipe of Run's own, not one exec.Cmd copies from: Wait
+	// then returns when the agent exits, not when every process that
+	// inherited its stderr (a background child) has closed it.
+	pr, pw, err := os.Pipe()
+	if err != nil {
 		return &ExecError{Argv: c.Argv, Err: err, NotStarted: true}
 	}
+	defer pr.Close()
+	cmd.Stderr = pw
+	cmd.Stdout = nil
+	setGroup(cmd)
+	err = cmd.Start()
+	pw.Close() // the agent and its children hold the write end now
+	if err != nil {
+		return &ExecError{Argv: c.Argv, Err: err, NotStarted: true}
+	}
+	stderr := &tailBuffer{max: StderrTail}
+	drained := make(chan struct{})
+	go func() {
+		io.Copy(stderr, pr) // ends at EOF, or when Run closes pr
+		close(drained)
+	}()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	var err error
+	var timedOut, interrupted bool
 	select {
 	case err = <-done:
-		// The agent is done; children it left behind in its group go too.
-		killGroup(cmd)
 	case <-ctx.Done():
 		killGroup(cmd)
 		err = <-done
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return &ExecError{Argv: c.Argv, Err: err, TimedOut: c.Timeout, Stderr: stderr.String()}
-		}
-		return &ExecError{Argv: c.Argv, Err: ctx.Err(), Stderr: stderr.String()}
+		timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+		interrupted = !timedOut
 	}
-	if err != nil {
+	// The agent is done; children it left behind in its group go too,
+	// and with them their ends of the pipe.
+	killGroup(cmd)
+	escaped := false
+	select {
+	case <-drained:
+	case <-time.After(drainWait):
+		escaped = true
+		pr.Close()
+		<-drained
+	}
+	switch {
+	case timedOut:
+		return &ExecError{Argv: c.Argv, Err: err, TimedOut: c.Timeout, Stderr: stderr.String()}
+	case interrupted:
+		return &ExecError{Argv: c.Argv, Err: ctx.Err(), Stderr: stderr.String()}
+	case err != nil:
 		return &ExecError{Argv: c.Argv, Err: err, Stderr: stderr.String()}
+	case escaped:
+		return &ExecError{Argv: c.Argv, Stderr: stderr.String(), Err: errors.New("the agent exited, but a process it started left its process group " +
+			"(setsid, or a daemon) and still holds its stderr: it was not killed and may still be running; " +
+			"stop it, and have the agent wait for what it starts or start it in its own group")}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,8 +25,90 @@ func TestRunReportsExitAndStderrTail(t *testing.T) {
 	if !strings.Contains(msg, "exit status 3") || !strings.Contains(msg, "line 2000") || strings.Contains(msg, "line 1\n") {
 		t.Errorf("message lacks the exit or the tail, or keeps the head: %.300s", msg)
 	}
-	if len(ee.Stderr) > StderrTail {
-		t.Errorf("stderr tail %d bytes, want at most %d", len(ee.Stderr), StderrTail)
+	head, tail, _ := strings.Cut(ee.Stderr, "\n")
+	if !strings.HasPrefix(head, "[") || !strings.HasSuffix(head, " earlier bytes not shown]") {
+		t.Errorf("the tail does not say it is one: %.80q", ee.Stderr)
+	}
+	if len(tail) > StderrTail {
+		t.Errorf("stderr tail %d bytes, want at most %d", len(tail), StderrTail)
+	}
+	// A short stderr is shown whole, with no such line.
+	err = Run(context.Background(), Command{Argv: []string{"sh", "-c", `echo short >&2; exit 3`}})
+	if !errors.As(err, &ee) || ee.Stderr != "short\n" {
+		t.Errorf("short stderr %q", ee.Stderr)
+	}
+}
+
+// An agent that exits and leaves a child behind in its process group,
+// holding its stderr (sh's "cmd &"), has ended: the child is killed, the
+// run is judged by the agent's exit, and Run does not wait for the child.
+func TestRunKillsWhatTheAgentLeftBehind(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Now()
+	err := Run(context.Background(), Command{
+		Argv: []string{"sh", "-c", `sleep 300 & echo $! > pid; echo bye >&2; exit 0`},
+		Dir:  dir,
+	})
+	if err != nil {
+		t.Fatalf("Run = %v, want success", err)
+	}
+	if d := time.Since(start); d > drainWait {
+		t.Errorf("Run took %s, waiting for the child", d)
+	}
+	waitGone(t, readPid(t, filepath.Join(dir, "pid")))
+}
+
+// A process that left the agent's group (setsid) cannot be killed by it:
+// still holding the agent's stderr, it fails the run, which says so.
+func TestRunReportsAnEscapedChild(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid here")
+	}
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	err := Run(context.Background(), Command{
+		Argv: []string{"sh", "-c", `setsid sh -c 'echo $$ > pid; exec sleep 300' & while [ ! -s pid ]; do sleep 0.01; done; exit 0`},
+		Dir:  dir,
+	})
+	if err == nil || !strings.Contains(err.Error(), "left its process group") {
+		t.Fatalf("Run = %v, want the escaped child reported", err)
+	}
+}
+
+func readPid(t *testing.T, file string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// waitGone waits for pid to be gone (or a zombie), killing it and failing
+// if it is not within 5s.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) || zombie(pid) {
+			return
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("process %d still runs", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -72,30 +155,8 @@ func TestRunTimeoutKillsTheProcessGroup(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("Run took %s after a 500ms timeout", d)
 	}
-	b, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The grandchild is killed; give the kernel a moment to reap it.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		err := syscall.Kill(pid, 0)
-		if errors.Is(err, syscall.ESRCH) {
-			return
-		}
-		if zombie(pid) {
-			return // killed, waiting for init to reap it
-		}
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("grandchild %d still runs after the timeout", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitGone(t, readPid(t, pidFile))
 }
 
 // zombie reports whether pid has exited but is not reaped yet.

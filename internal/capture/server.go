@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -156,6 +157,17 @@ func guessFormat(path string) (wire.Format, bool) {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	e, routed := wire.RouteURL(r.URL)
+	var body []byte
+	var readErr error
+	if routed && r.Method == http.MethodPost {
+		// Read before taking the lock: a body that never ends (a
+		// client that stalls, or a background upload the agent left
+		// behind) must hold up neither the agent's other requests nor
+		// the end of the run, which reads what was served under the
+		// lock and then closes the server, cutting the stalled read.
+		body, readErr = readBody(r)
+	}
 	// One request at a time: the script is a sequence, and the order in
 	// which a concurrent agent's requests arrive is for the repeat pass
 	// to judge.
@@ -168,8 +180,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.addFailure(where + ": " + msg)
 		wire.WriteError(w, f, status, "headergold fake provider: "+msg)
 	}
-	e, ok := wire.RouteURL(r.URL)
-	if !ok {
+	if !routed {
 		// Answered in the format the path names, else in the
 		// scenario's once a request set it, so that the agent's SDK can
 		// read the error.
@@ -184,9 +195,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		fail(e.Format, http.StatusMethodNotAllowed, "method %s; the fake provider serves POST", r.Method)
 		return
 	}
-	body, err := readBody(r)
-	if err != nil {
-		fail(e.Format, http.StatusBadRequest, "reading the body: %v", err)
+	if readErr != nil {
+		fail(e.Format, http.StatusBadRequest, "reading the body: %v", readErr)
 		return
 	}
 	if len(body) > MaxBody {
@@ -386,8 +396,25 @@ func redactURL(err error, target, shown string) string {
 
 // readBody reads a request body of at most MaxBody+1 bytes (one more
 // than allowed tells a body that is too large), into a buffer of the
-// announced length when there is one.
+// announced length when there is one. A gzip body (Content-Encoding:
+// gzip, which some clients send) is decoded; any other encoding is
+// refused by name.
 func readBody(r *http.Request) ([]byte, error) {
+	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); enc {
+	case "", "identity":
+	case "gzip":
+		zr, err := gzip.NewReader(r.Body)
+		if err != nil {
+			return nil, fmt.Errorf("Content-Encoding gzip: %w", err)
+		}
+		body, err := io.ReadAll(io.LimitReader(zr, MaxBody+1))
+		if err != nil {
+			return nil, fmt.Errorf("Content-Encoding gzip: %w", err)
+		}
+		return body, nil
+	default:
+		return nil, fmt.Errorf("Content-Encoding %q: the fake provider reads plain and gzip bodies", enc)
+	}
 	if n := r.ContentLength; n >= 0 && n <= MaxBody {
 		body := make([]byte, n)
 		if _, err := io.ReadFull(r.Body, body); err != nil {

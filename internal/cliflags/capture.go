@@ -4,9 +4,11 @@
 package cliflags
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 
 	"github.com/headergold/headergold/harness"
@@ -75,4 +77,12 @@ func (c *Capture) Apply(opts *harness.Options, stderr io.Writer) (func(), error)
 		fmt.Fprintln(stderr, "waiting until it has used every scripted reply (interrupt to stop; nothing is recorded then)")
 	}
 	return func() { ln.Close() }, nil
+}
+
+// NotUsage reports whether an error of [Capture.Apply] is about this
+// machine, not the command line: a -listen address that is well formed
+// but cannot be listened on (in use, not this machine's).
+func NotUsage(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op)
 }

@@ -1,4 +1,4 @@
-package main
+package cliflags
 
 import (
 	"context"
@@ -13,11 +13,11 @@ type signalCause struct{ sig os.Signal }
 
 func (c signalCause) Error() string { return c.sig.String() + " received" }
 
-// interruptible returns a context that SIGINT or SIGTERM cancels, with
+// Interruptible returns a context that SIGINT or SIGTERM cancels, with
 // the signal as its cause, and the function that stops listening. While
 // it listens, every such signal is caught: a second Ctrl-C cannot kill
 // record in the middle of rolling a write back.
-func interruptible(parent context.Context) (context.Context, func()) {
+func Interruptible(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -36,11 +36,11 @@ func interruptible(parent context.Context) (context.Context, func()) {
 	}
 }
 
-// interruptedStatus returns the exit status of a run that err ended
+// InterruptedStatus returns the exit status of a run that err ended
 // because a signal cancelled ctx: 128 plus the signal's number, as a
 // shell reports a process the signal killed (130 for SIGINT, 143 for
 // SIGTERM).
-func interruptedStatus(ctx context.Context, err error) (int, bool) {
+func InterruptedStatus(ctx context.Context, err error) (int, bool) {
 	var c signalCause
 	if err == nil || !errors.Is(err, context.Canceled) || !errors.As(context.Cause(ctx), &c) {
 		return 0, false

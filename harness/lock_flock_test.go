@@ -1,0 +1,38 @@
+//go:build darwin || dragonfly || freebsd || linux || netbsd || openbsd
+
+package harness
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// The temp files of a record writing now are not an interrupted record's
+// leftovers: Load waits for the record's lock, then looks again.
+func TestLoadWaitsForARecordWriting(t *testing.T) {
+	opts := copyBundled(t)
+	tmp := filepath.Join(opts.Golden, ".text-turn.golden.headergold-tmp-42")
+	writeFile(t, tmp, "being written\n")
+	unlock, err := lockDir(context.Background(), opts.Golden, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		os.Remove(tmp) // renamed into place, as a record does
+		unlock()
+	}()
+	s := mustLoad(t, opts)
+	for _, f := range s.Findings() {
+		t.Errorf("finding %s", f)
+	}
+	// The same file with no record running is a leftover.
+	writeFile(t, tmp, "left behind\n")
+	s = mustLoad(t, opts)
+	if fs := s.Findings(); len(fs) != 1 || fs[0].Kind != Leftover || fs[0].File != tmp {
+		t.Errorf("findings %v, want the leftover %s", fs, tmp)
+	}
+}
