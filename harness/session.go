@@ -3,6 +3,8 @@ package harness
 import (
 	"context"
 	"net/http"
+	"slices"
+	"strings"
 )
 
 // Session is what an in-process Go agent gets for one run of a captured
@@ -38,3 +40,27 @@ func (s *Session) Getenv(key string) string { return s.Env[key] }
 // AgentFunc runs an in-process agent against a session, to its end. An
 // error fails the run (check agent), with its message.
 type AgentFunc func(ctx context.Context, s *Session) error
+
+// Exports returns the shell lines that point an agent at the session's
+// fake provider: the base URLs and, where the session sets them, the
+// dummy keys, in a fixed order.
+func (s *Session) Exports() []string {
+	keys := make([]string, 0, len(s.Env))
+	for k := range s.Env {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, "export "+k+"="+shellQuote(s.Env[k]))
+	}
+	return out
+}
+
+// shellQuote quotes v for a POSIX shell when it needs it.
+func shellQuote(v string) string {
+	if v != "" && strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@=,") == "" {
+		return v
+	}
+	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
+}

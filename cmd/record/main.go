@@ -22,6 +22,7 @@ import (
 
 	"github.com/headergold/headergold/harness"
 	"github.com/headergold/headergold/internal/cliflags"
+	"github.com/headergold/headergold/internal/goldenupdate"
 )
 
 func main() {
@@ -170,7 +171,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	defer release()
 	// A usage error above is reported as one, even under CI.
-	if harness.InCI() && !force && !check && outFile == "" {
+	if goldenupdate.InCI() && !force && !check && outFile == "" {
 		ci := os.Getenv("CI")
 		fmt.Fprintf(stderr, "record: refusing to write golden files with CI=%s: golden files are recorded on purpose on a "+
 			"developer machine and reviewed; a CI run that records would make every replay pass. "+

@@ -73,7 +73,7 @@ func Test(t *testing.T, opts harness.Options) {
 		t.Fatal(err)
 	}
 	if Updating() {
-		if harness.InCI() {
+		if goldenupdate.InCI() {
 			t.Fatalf("refusing to record golden files with CI=%s: recording belongs on a developer machine; unset CI to record", os.Getenv("CI"))
 		}
 		changes, failed, err := s.Record(harness.RecordOptions{})

@@ -49,7 +49,7 @@ func (c *Capture) registerUpstream(fs *flag.FlagSet) {
 // goes to stderr. It returns a function that releases what it opened.
 func (c *Capture) Apply(opts *harness.Options, stderr io.Writer) (func(), error) {
 	if len(c.upstream) > 0 {
-		u, err := harness.ParseUpstream(c.upstream)
+		u, err := ParseUpstream(c.upstream)
 		if err != nil {
 			return nil, err
 		}
@@ -64,7 +64,7 @@ func (c *Capture) Apply(opts *harness.Options, stderr io.Writer) (func(), error)
 	if opts.Run == nil {
 		return nil, fmt.Errorf("-listen serves one scenario: select it with -run '^NAME$'")
 	}
-	ln, err := harness.Listen(c.listen, c.listenRemote)
+	ln, err := Listen(c.listen, c.listenRemote)
 	if err != nil {
 		return nil, err
 	}

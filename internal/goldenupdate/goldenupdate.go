@@ -1,5 +1,6 @@
-// Package goldenupdate says whether a go test run records golden files:
-// the one definition harness.Updating and the test helpers share.
+// Package goldenupdate says whether a run records golden files, and
+// whether CI forbids it: the one definition that goldentest.Updating,
+// cmd/record and the test helpers share.
 package goldenupdate
 
 import (
@@ -22,4 +23,15 @@ func On() bool {
 		return true
 	}
 	return false
+}
+
+// InCI reports whether the CI environment variable says this is a CI run:
+// any non-empty value but "false" and "0" (in any case). A record there
+// is refused: golden files are written by people, on purpose.
+func InCI() bool {
+	switch strings.ToLower(os.Getenv("CI")) {
+	case "", "false", "0":
+		return false
+	}
+	return true
 }

@@ -1,4 +1,4 @@
-package harness
+package cliflags
 
 import (
 	"fmt"
@@ -6,10 +6,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/headergold/headergold/harness"
 	"github.com/headergold/headergold/internal/wire"
 )
 
-// Listen opens addr (host:port) for [Options.Listen]. A fake provider
+// Listen opens addr (host:port) for harness.Options.Listen. A fake provider
 // records what an agent sends and answers with a script, so by default it
 // listens on loopback only: any other address is refused unless
 // allowRemote is true.
@@ -34,8 +35,8 @@ func Listen(addr string, allowRemote bool) (net.Listener, error) {
 
 // ParseUpstream reads -upstream values: URL (every format's path is
 // appended to it) or FORMAT=URL (that format only), as many as needed.
-func ParseUpstream(values []string) (*Upstream, error) {
-	u := &Upstream{ByFormat: map[string]string{}}
+func ParseUpstream(values []string) (*harness.Upstream, error) {
+	u := &harness.Upstream{ByFormat: map[string]string{}}
 	for _, v := range values {
 		name, url, ok := strings.Cut(v, "=")
 		if ok && !strings.Contains(name, "/") && !strings.Contains(name, ":") {
@@ -65,28 +66,4 @@ func mapValues(m map[string]string) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// Exports returns the shell lines that point an agent at the session's
-// fake provider: the base URLs and, where the session sets them, the
-// dummy keys, in a fixed order.
-func (s *Session) Exports() []string {
-	keys := make([]string, 0, len(s.Env))
-	for k := range s.Env {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	out := make([]string, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, "export "+k+"="+shellQuote(s.Env[k]))
-	}
-	return out
-}
-
-// shellQuote quotes v for a POSIX shell when it needs it.
-func shellQuote(v string) string {
-	if v != "" && strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@=,") == "" {
-		return v
-	}
-	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
 }
