@@ -1,6 +1,8 @@
-// Package cliflags holds the command-line flags that cmd/record and
-// cmd/replay share for captured scenarios, so both spell and check them
-// the same way.
+// Package cliflags holds what cmd/record and cmd/replay share on the
+// command line, so both spell and check it the same way: the usage
+// conventions of the go tools (usage.go), the flags of captured scenarios
+// (capture.go, listen.go) and the exit status of an interrupted run
+// (signal.go).
 package cliflags
 
 import (
