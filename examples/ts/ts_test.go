@@ -159,14 +159,18 @@ func repeatScenario(t *testing.T, name string, runs int, agentArgs ...string) (*
 	if err != nil {
 		t.Fatal(err)
 	}
-	fixtures := filepath.Join(tmp, "fixtures")
-	if err := os.Mkdir(fixtures, 0o755); err != nil {
-		t.Fatal(err)
+	fixtures, golden := filepath.Join(tmp, "fixtures"), filepath.Join(tmp, "golden")
+	for _, d := range []string{fixtures, golden} {
+		// An empty golden directory: the golden file is missing (a
+		// guard failure), the directory is not (which cannot test).
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := os.WriteFile(filepath.Join(fixtures, name+".json"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := harness.Load(harness.Options{Fixtures: fixtures, Golden: filepath.Join(tmp, "golden")})
+	s, err := harness.Load(harness.Options{Fixtures: fixtures, Golden: golden})
 	if err != nil {
 		t.Fatal(err)
 	}
