@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/wire"
@@ -123,7 +125,58 @@ func checkBody(src []byte, forced Format, scratch *[]topMember) (recInfo, error)
 	if err := b.splitRefuses(info.format); err != nil {
 		return recInfo{}, err
 	}
+	if err := b.shapeRefuses(info.format); err != nil {
+		return recInfo{}, err
+	}
 	return info, nil
+}
+
+// asks names, per format, the members one of which a request
+// body has (what it asks the model about); shapes, the JSON types the
+// members that a header or its conversation are read from may have.
+// A provider refuses a body that breaks them, so an input that does is
+// not a body of that format: a log given with -format, or a mistake.
+var (
+	asks = map[wire.Format][]string{
+		wire.Anthropic:       {"messages"},
+		wire.OpenAIChat:      {"messages"},
+		wire.OpenAIResponses: {"input", "instructions", "previous_response_id", "prompt", "max_output_tokens"},
+		wire.Gemini:          {"contents"},
+	}
+	shapes = map[wire.Format]map[string]string{
+		wire.Anthropic:       {"messages": "[", "system": `["`, "tools": "["},
+		wire.OpenAIChat:      {"messages": "[", "tools": "[", "functions": "["},
+		wire.OpenAIResponses: {"input": `["`, "instructions": `"n`, "tools": "["},
+		wire.Gemini:          {"contents": "[", "systemInstruction": "{", "system_instruction": "{", "tools": "["},
+	}
+)
+
+// shapeRefuses says what makes the body not one of format f: none of
+// its conversation members, or a member of the wrong JSON type.
+func (b body) shapeRefuses(f wire.Format) error {
+	if !slices.ContainsFunc(asks[f], b.has) {
+		return fmt.Errorf("not a request body in the %s format: it has no %s member", f, strings.Join(asks[f], ", "))
+	}
+	kinds := map[byte]string{'[': "an array", '{': "an object", '"': "a string", 'n': "null"}
+	for _, m := range b.top {
+		name := b.name(m)
+		allowed, ok := shapes[f][name]
+		if !ok {
+			continue
+		}
+		if c := b.src[m.val.start]; strings.IndexByte(allowed, c) < 0 {
+			var want []string
+			for i := range len(allowed) {
+				want = append(want, kinds[allowed[i]])
+			}
+			got := kinds[c]
+			if got == "" {
+				got = "a number or boolean"
+			}
+			return fmt.Errorf("not a request body in the %s format: its %s is %s, not %s", f, name, got, strings.Join(want, " or "))
+		}
+	}
+	return nil
 }
 
 // topMember is a top-level member of a body: its raw key and its value.

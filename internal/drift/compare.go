@@ -180,6 +180,10 @@ type comparison struct {
 	// compared part is the same as before changed something left out.
 	docA, docB []byte
 	docsKnown  bool
+	// fullA and fullB are the whole headers of that pair (after
+	// redaction), kept when a template left members out: a change one log
+	// records is hidden drift only if its whole header did change.
+	fullA, fullB []byte
 }
 
 // pair compares the ready requests of both inputs.
@@ -221,12 +225,15 @@ func (c *comparison) pair() error {
 	}
 	var d *Difference
 	same := bytes.Equal(ha.doc, hb.doc)
-	if same && c.docsKnown && len(c.opts.Redact) == 0 {
-		// (A redaction can make a change in a redacted value look like
-		// one in what a template leaves out: it is not judged then.)
-		d = hiddenChange(sa, sb, fullA, fullB, prevA, prevB, hidden, bytes.Equal(c.docA, ha.doc), bytes.Equal(c.docB, hb.doc))
+	if same && c.docsKnown {
+		d = hiddenChange(sa, sb, fullA, fullB, prevA, prevB, hidden, len(c.opts.Redact) > 0,
+			bytes.Equal(c.docA, ha.doc), bytes.Equal(c.docB, hb.doc), !bytes.Equal(c.fullA, fullA.doc), !bytes.Equal(c.fullB, fullB.doc))
 	}
 	c.docA, c.docB, c.docsKnown = append(c.docA[:0], ha.doc...), append(c.docB[:0], hb.doc...), true
+	c.fullA, c.fullB = c.fullA[:0], c.fullB[:0]
+	if len(hidden) > 0 {
+		c.fullA, c.fullB = append(c.fullA, fullA.doc...), append(c.fullB, fullB.doc...)
+	}
 	if same && d == nil {
 		return nil
 	}
@@ -254,17 +261,29 @@ func (c *comparison) pair() error {
 // because a templated log leaves the rest out: one side moved to a new
 // header event for this request, with reason change, whose compared part
 // is what it was at the last pair (sameA, sameB), and the other did not
-// move. It returns nil otherwise.
-func hiddenChange(sa, sb *side, ha, hb *header, prevA, prevB int, hidden []Hidden, sameA, sameB bool) *Difference {
+// move. A side that holds what the template leaves out shows whether
+// its header changed: its whole header (after redaction) must differ from
+// the last pair's (wholeA, wholeB), or the change was only in a redacted
+// value. A templated side cannot show it: under a redaction, a change in
+// a redacted value could explain its event, and it is not judged. It
+// returns nil otherwise.
+func hiddenChange(sa, sb *side, ha, hb *header, prevA, prevB int, hidden []Hidden, redacted, sameA, sameB, wholeA, wholeB bool) *Difference {
 	if len(hidden) == 0 || prevA < 0 || prevB < 0 {
 		return nil
 	}
 	movedA, movedB := sa.req.header != prevA, sb.req.header != prevB
-	changed, unchanged, side, other := ha, sameA, "A", "B"
+	changed, unchanged, whole, side, other := ha, sameA, wholeA, "A", "B"
 	if movedB {
-		changed, unchanged, side, other = hb, sameB, "B", "A"
+		changed, unchanged, whole, side, other = hb, sameB, wholeB, "B", "A"
 	}
 	if movedA == movedB || changed.reason != logformat.ReasonChange || !unchanged {
+		return nil
+	}
+	if slices.ContainsFunc(hidden, func(h Hidden) bool { return slices.Contains(h.In, side) }) {
+		if redacted {
+			return nil
+		}
+	} else if !whole {
 		return nil
 	}
 	names := make([]string, len(hidden))

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -448,5 +449,52 @@ func TestHiddenHeaderChange(t *testing.T) {
 	rule := redact.Rule{Path: "config.metadata.user_id", With: "<<u>>"}
 	if res = compareBytes(t, []byte(a), []byte(b), Options{NoCost: true, Redact: []redact.Rule{rule}}); !res.Identical {
 		t.Errorf("a redacted change: %+v", res.First)
+	}
+	// When the side that records the change holds the whole header, its
+	// header (after redaction) says whether it changed: any rule, even
+	// one that matches nothing, leaves real drift drift, and a rule that
+	// makes its two headers the same makes it none.
+	changedSystem := step(1) + hdr(1, "initial", `"S on host-1"`, `[{"name":"a"}]`) + msg(1) + step(2) + hdr(2, "change", `"S on host-2"`, `[{"name":"a"}]`) + msg(2)
+	golden = step(1) + hdr(1, "initial", tpl, `"<<tools>>"`) + msg(1) + step(2) + msg(2)
+	nothing := redact.Rule{Regex: regexp.MustCompile("zzz"), With: "X"}
+	res = compareBytes(t, []byte(golden), []byte(changedSystem), Options{NoCost: true, Redact: []redact.Rule{nothing}})
+	if res.Identical || res.First == nil || !strings.Contains(res.First.Cause, "B's log records a header change here and A's does not") {
+		t.Errorf("a rule that matches nothing hid a change: %+v", res.First)
+	}
+	host := redact.Rule{Regex: regexp.MustCompile("host-[0-9]"), With: "<<host>>"}
+	if res = compareBytes(t, []byte(golden), []byte(changedSystem), Options{NoCost: true, Redact: []redact.Rule{host}}); !res.Identical {
+		t.Errorf("a change only in a redacted value: %+v", res.First)
+	}
+}
+
+// A body whose members a provider would refuse, or one without what a
+// body of its format asks (read with -format, a log is no body), cannot
+// be compared: it is an input error, with its line.
+func TestBodyShapes(t *testing.T) {
+	log := `{"type":"request/header","data":{"turn":1,"step":1,"reason":"initial","header":{"config":{"model":"m"},"system":"S","tools":[]}}}`
+	for _, c := range []struct {
+		body   string
+		format Format
+		want   string
+	}{
+		{`{"model":"m","messages":"x"}`, FormatAuto, "not a request body in the openai-chat format: its messages is a string, not an array"},
+		{`{"model":"c","messages":[],"system":5,"max_tokens":5}`, FormatAuto, "not a request body in the anthropic format: its system is a number or boolean, not an array or a string"},
+		{`{"model":"c","messages":[],"tools":{"a":1},"max_tokens":5}`, FormatAuto, "its tools is an object, not an array"},
+		{`{"contents":{"parts":[]}}`, FormatAuto, "not a request body in the gemini format: its contents is an object, not an array"},
+		{`{"model":"g","input":"hi","instructions":["x"]}`, FormatAuto, "its instructions is an array, not a string or null"},
+		{log, Format(wire.Anthropic), "not a request body in the anthropic format: it has no messages member"},
+		{`{"foo":1}`, Format(wire.Anthropic), "it has no messages member"},
+		{`{"model":"g","tools":[]}`, Format(wire.Gemini), "not a request body in the gemini format: it has no contents member"},
+	} {
+		first := `{"model":"m","messages":[]}`
+		if c.format == Format(wire.Gemini) {
+			first = `{"contents":[]}`
+		}
+		in := []byte(first + "\n" + c.body + "\n")
+		_, err := Compare(Source{Name: "A", Reader: bytes.NewReader(in)}, Source{Name: "B", Reader: bytes.NewReader(in)}, Options{Format: c.format, NoCost: true})
+		var ie *InputError
+		if !errors.As(err, &ie) || ie.Line != 2 || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s (-format %s): %v, want line 2 and %q", c.body, c.format, err, c.want)
+		}
 	}
 }
