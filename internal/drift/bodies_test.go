@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -184,4 +185,20 @@ func TestGeminiRegrouped(t *testing.T) {
 	c := `{"contents":[],"tools":[{"function\u0044eclarations":[{"name":"a"},{"name":"b"}]}]}`
 	res = compareBytes(t, []byte(a), []byte(c), Options{})
 	checkDrift(t, res, 1, "tools.0.functionDeclarations", Encoding)
+	// Nor is the same protobuf field in snake_case, which Gemini reads
+	// alike: an encoding, either way round, named as such.
+	snake := `{"contents":[],"tools":[{"function_declarations":[{"name":"a"},{"name":"b"}]}]}`
+	for _, pair := range [][2]string{{a, snake}, {snake, a}} {
+		res = compareBytes(t, []byte(pair[0]), []byte(pair[1]), Options{})
+		if res.Identical || res.First == nil || len(res.First.Kinds) != 1 || res.First.Kinds[0] != Encoding ||
+			res.First.Diffs[0].Note != "key spelling" || !strings.Contains(res.First.Cause, "camelCase on one side and snake_case") {
+			t.Errorf("%s against %s: %+v", pair[0], pair[1], res.First)
+		}
+	}
+	// A real change beside the spelling is that change.
+	snakeChanged := strings.Replace(snake, `"b"`, `"c"`, 1)
+	res = compareBytes(t, []byte(a), []byte(snakeChanged), Options{})
+	if res.First == nil || !slices.Contains(res.First.Kinds, Removed) || !slices.Contains(res.First.Kinds, Added) {
+		t.Errorf("a renamed tool beside the spelling: %+v", res.First)
+	}
 }

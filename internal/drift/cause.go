@@ -31,6 +31,8 @@ func (w *walker) cause() string {
 			return "a key written more than once: JSON.parse keeps its last value, and one side repeats the member (objects merged by appending their members?)"
 		case "escaping":
 			return escapingCause(w.encToks[0], w.encToks[1])
+		case "key spelling":
+			return "a Gemini field spelled in camelCase on one side and snake_case on the other (functionDeclarations against function_declarations): two clients or SDK versions writing the same request"
 		}
 	case Content:
 		switch {

@@ -183,7 +183,8 @@ type Diff struct {
 	// Tool names the tool the difference is in, if any.
 	Tool string `json:"tool,omitempty"`
 	// Note refines the kind: "escaping", "key order", "whitespace",
-	// "number spelling", "duplicate key" for encoding; "added member",
+	// "number spelling", "duplicate key", "key spelling" (Gemini's
+	// functionDeclarations as function_declarations) for encoding; "added member",
 	// "removed member", "added element", "removed element", "type",
 	// "grouping" (Gemini tools entries) for content.
 	Note string `json:"note,omitempty"`
@@ -234,8 +235,8 @@ type ContentDetail struct {
 // EncodingDetail shows the first encoding difference.
 type EncodingDetail struct {
 	Path string `json:"path"`
-	// Note is "escaping", "key order", "whitespace", "number spelling" or
-	// "duplicate key".
+	// Note is "escaping", "key order", "whitespace", "number spelling",
+	// "duplicate key" or "key spelling".
 	Note string `json:"note"`
 	// OffsetA and OffsetB are the byte offsets of the first differing
 	// byte in each record.

@@ -82,7 +82,13 @@ func geminiUnits(arr gjson.Result) (units []unit, groups []string) {
 			// and how many declarations each entry holds. Key spelling,
 			// key order and duplicates are encodings, found by the walk.
 			key := gjson.Escape(m.key.Str)
-			sig.WriteString(strconv.Quote(m.key.Str))
+			if isDeclarations(m) {
+				// functionDeclarations and function_declarations are one
+				// protobuf field, which Gemini reads either way.
+				sig.WriteString(`"functionDeclarations"`)
+			} else {
+				sig.WriteString(strconv.Quote(m.key.Str))
+			}
 			if !isDeclarations(m) {
 				units = append(units, unit{val: m.val, path: []string{strconv.Itoa(g), key}, name: m.key.Str, group: g, rank: rank})
 				rank++
@@ -167,6 +173,9 @@ func (w *walker) toolList(comps []string, a, b gjson.Result) {
 		}
 		for i := range ua {
 			w.unit(comps, ua[i], ub[i])
+		}
+		if w.total == before && both && gemini {
+			w.declarationsSpelling(comps, a, b)
 		}
 		if w.total == before && both {
 			// Only the bytes around the tools differ: spacing, or for
@@ -393,6 +402,33 @@ func (w *walker) unit(comps []string, x, y unit) {
 	w.toolDepth = len(path)
 	w.value(path, x.val, y.val, x.name)
 	w.toolDepth = outer
+}
+
+// declarationsSpelling records, for Gemini tools entries the same but for
+// the spelling of their declarations' key (functionDeclarations against
+// function_declarations), each such entry as an encoding difference.
+func (w *walker) declarationsSpelling(comps []string, a, b gjson.Result) {
+	key := func(entry gjson.Result) (member, bool) {
+		ms, _ := members(entry)
+		for _, m := range ms {
+			if isDeclarations(m) {
+				return m, true
+			}
+		}
+		return member{}, false
+	}
+	for g := 0; ; g++ {
+		ea, eb := a.Get(strconv.Itoa(g)), b.Get(strconv.Itoa(g))
+		if !ea.Exists() || !eb.Exists() {
+			return
+		}
+		ma, okA := key(ea)
+		mb, okB := key(eb)
+		if okA && okB && ma.key.Str != mb.key.Str {
+			oa, ob := w.offsets(ma.key.Index, mb.key.Index)
+			w.encodingDiff(child(child(comps, strconv.Itoa(g)), gjson.Escape(ma.key.Str)), "", "key spelling", oa, ob, ma.key.Raw, mb.key.Raw)
+		}
+	}
 }
 
 // regrouped records that the same Gemini tools, in the same order, are
