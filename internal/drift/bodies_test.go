@@ -202,3 +202,33 @@ func TestGeminiRegrouped(t *testing.T) {
 		t.Errorf("a renamed tool beside the spelling: %+v", res.First)
 	}
 }
+
+// A tool renamed is removed and added at one path: each side is placed
+// at that path, neither is "absent".
+func TestRenamedToolIsPlacedOnBothSides(t *testing.T) {
+	a := `{"model":"m","messages":[],"tools":[{"name":"alpha","input_schema":{}},{"name":"beta","input_schema":{}}]}`
+	b := strings.Replace(a, `"beta"`, `"beta2"`, 1)
+	res := compareBytes(t, []byte(a), []byte(b), Options{NoCost: true})
+	checkDrift(t, res, 1, "tools.1", Added, Removed)
+	want := strings.Index(a, `{"name":"beta"`)
+	if res.First.A.Offset != want || res.First.B.Offset != want {
+		t.Errorf("offsets A %d, B %d; want %d on both", res.First.A.Offset, res.First.B.Offset, want)
+	}
+}
+
+// The system's text and what surrounds it have causes of their own.
+func TestSystemCauses(t *testing.T) {
+	body := func(text, ttl string) string {
+		return `{"model":"m","messages":[],"system":[{"type":"text","text":"` + text + `","cache_control":{"type":"ephemeral","ttl":"` + ttl + `"}}]}`
+	}
+	for _, c := range []struct{ b, path, cause string }{
+		{body("S on host-2", "5m"), "system.0.text", "the system text differs: a volatile value"},
+		{body("S on host-1", "1h"), "system.0.cache_control.ttl", "the system prompt differs besides its text"},
+	} {
+		res := compareBytes(t, []byte(body("S on host-1", "5m")), []byte(c.b), Options{NoCost: true})
+		checkDrift(t, res, 1, c.path, Content)
+		if !strings.Contains(res.First.Cause, c.cause) {
+			t.Errorf("%s: cause %q, want %q", c.path, res.First.Cause, c.cause)
+		}
+	}
+}

@@ -14,6 +14,7 @@ func (w *walker) cause() string {
 	if d == nil {
 		return "whitespace differs between the header's members"
 	}
+
 	switch d.Kind {
 	case Reorder:
 		return "tool registration order: the same tools in another order (concurrent or map-ordered registration)"
@@ -38,8 +39,10 @@ func (w *walker) cause() string {
 		switch {
 		case d.Note == "grouping":
 			return "the same Gemini tools grouped into tools entries another way (one entry for all functions against one per function)"
-		case strings.HasPrefix(d.Path, "system"):
+		case strings.HasPrefix(d.Path, "system") && (d.Path == "system" || strings.HasSuffix(d.Path, ".text") || strings.HasSuffix(d.Path, ".content")):
 			return "the system text differs: a volatile value (working directory, date, host)? normalise it with -redact REGEX=TOKEN"
+		case strings.HasPrefix(d.Path, "system"):
+			return "the system prompt differs besides its text (its blocks, their cache_control or role)"
 		case strings.HasPrefix(d.Path, "config"):
 			return "the call config differs (model or call parameters)"
 		case d.Tool != "":

@@ -206,6 +206,15 @@ func (c *comparison) pair() error {
 	// says what a templated log leaves out (NotCompared).
 	if c.compared && bytes.Equal(sa.record(), sb.record()) {
 		c.docsKnown = false
+		// Not parsed, but a rule that would change it changed something:
+		// it is not one "that changed nothing".
+		if slices.Contains(sa.hits, 0) {
+			if sa.log == logYes {
+				sa.redactEvent(sa.record())
+			} else {
+				sa.redactBody(sa.record(), fa)
+			}
+		}
 		return nil
 	}
 	c.compared = true

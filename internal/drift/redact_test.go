@@ -1,6 +1,7 @@
 package drift
 
 import (
+	"regexp"
 	"testing"
 
 	"github.com/headergold/headergold/internal/redact"
@@ -103,5 +104,23 @@ func TestRedactRecords(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A rule is "unused" only if it would change nothing compared: a record
+// skipped because it is byte-identical on both sides still counts, in
+// bodies and in logs.
+func TestUnusedRedactionsCountSkippedRecords(t *testing.T) {
+	bodies := `{"model":"m","system":"Alpha","messages":[]}` + "\n" + `{"model":"m","system":"Zeta","messages":[]}` + "\n"
+	hdr := func(step int, system string) string {
+		return `{"type":"request/header","data":{"turn":1,"step":` + itoa(step) + `,"reason":"change","header":{"config":{"model":"m"},"system":"` + system + `","tools":[]}}}` + "\n"
+	}
+	log := hdr(1, "Alpha") + hdr(2, "Zeta")
+	for _, in := range []string{bodies, log} {
+		rules := []redact.Rule{{Regex: regexp.MustCompile("Zeta"), With: "Q"}, {Regex: regexp.MustCompile("Nope"), With: "Q"}}
+		res := compareBytes(t, []byte(in), []byte(in), Options{NoCost: true, Redact: rules})
+		if !res.Identical || len(res.UnusedRedactions) != 1 || res.UnusedRedactions[0] != `regex "Nope"` {
+			t.Errorf("unused %q, want only the rule that matches nothing", res.UnusedRedactions)
+		}
 	}
 }

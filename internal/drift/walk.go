@@ -60,6 +60,17 @@ func describe(index int, a, b *header, nameA, nameB string) *Difference {
 	if w.first != nil {
 		d.Path = w.first.Path
 		d.A.Offset, d.B.Offset = w.first.OffsetA, w.first.OffsetB
+		// A side the first difference is absent from (a tool removed)
+		// is placed where a later difference at the same path is (the
+		// tool added in its place), if one is.
+		for _, x := range w.diffs {
+			if x.Path == d.Path && d.A.Offset < 0 {
+				d.A.Offset = x.OffsetA
+			}
+			if x.Path == d.Path && d.B.Offset < 0 {
+				d.B.Offset = x.OffsetB
+			}
+		}
 		d.A.WirePath, d.B.WirePath = a.wirePath(w.firstAt), b.wirePath(w.firstAt)
 	} else {
 		// The documents differ only in bytes no value covers.
