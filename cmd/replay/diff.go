@@ -48,7 +48,10 @@ Flags:
         auto (default), log, anthropic, openai-chat, openai-responses or gemini;
         auto tells logs from bodies per file and the wire format per body (a
         body that could be Anthropic or OpenAI Chat is read as its file's
-        earlier bodies were, else as the other file's paired request)
+        earlier bodies were, else as the other file's paired request); a
+        format given is what every body is read as, and a line that is not
+        a body of it (a log event, a body without its messages or contents,
+        tools that are not an array) cannot be compared (125)
   -json
         print {"identical", "first": {"index", "request", "path", "kinds", "a", "b", ...},
         "laterDiffering", "headers", "requests", "countNote", "notCompared", "cache",
