@@ -77,7 +77,8 @@ Flags:
           REGEX=TOKEN        every match of REGEX in every JSON string value
                              becomes TOKEN (split at the last "="; write
                              regex:REGEX=TOKEN when REGEX starts with path:)
-        a rule that changed nothing in the records compared is listed
+        a rule that would change nothing is listed (nothing in a log's
+        header events; nothing anywhere in a body, its messages included)
 
 Examples:
   # two full session logs of one fixture (record -o), from CI and a laptop
