@@ -2,7 +2,6 @@ package harness
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -94,12 +93,16 @@ func sessionEnv(f *Fixture, url string, v variation, upstream bool) map[string]s
 	// The fake provider is on loopback: an HTTP(S)_PROXY of the machine
 	// must not take the agent's requests elsewhere (Python's urllib and
 	// httpx, curl and others proxy loopback too unless told not to).
-	noProxy := cmp.Or(os.Getenv("NO_PROXY"), os.Getenv("no_proxy"))
-	if noProxy != "" {
-		noProxy += ","
+	for _, k := range []string{"NO_PROXY", "no_proxy"} {
+		switch v := os.Getenv(k); v {
+		case "*":
+			env[k] = v // no proxy for any host already
+		case "":
+			env[k] = "127.0.0.1,localhost"
+		default:
+			env[k] = v + ",127.0.0.1,localhost"
+		}
 	}
-	env["NO_PROXY"] = noProxy + "127.0.0.1,localhost"
-	env["no_proxy"] = env["NO_PROXY"]
 	if v.gomaxproc > 0 {
 		env["GOMAXPROCS"] = strconv.Itoa(v.gomaxproc)
 		env["PYTHONHASHSEED"] = strconv.FormatUint(v.hashSeed, 10)

@@ -27,14 +27,16 @@ type Session struct {
 	// HTTPClient reaches the fake provider; it never leaves the machine.
 	HTTPClient *http.Client
 	// Env is what a subprocess agent would get on top of its inherited
-	// environment: the base URLs, dummy API keys and the fixture's
-	// agent.env (which wins).
+	// environment: the base URLs, dummy API keys, NO_PROXY and no_proxy
+	// (the process's, with loopback added) and the fixture's agent.env
+	// (which wins).
 	Env map[string]string
 }
 
 // Getenv returns the session's value of an environment variable: Env's,
 // or "" when Env has none. It never reads the process environment, so a
-// run cannot depend on the machine it runs on.
+// run cannot depend on the machine it runs on (Env's proxy exceptions
+// aside, which no agent's header should read).
 func (s *Session) Getenv(key string) string { return s.Env[key] }
 
 // AgentFunc runs an in-process agent against a session, to its end. An

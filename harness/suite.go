@@ -248,11 +248,15 @@ func Load(opts Options) (*Suite, error) {
 		// A record writing now has temp files that are not leftovers:
 		// it holds the golden directory's lock, so wait for it to end,
 		// then look again. Without the lock in time, they are reported.
-		if unlock, err := lockDir(s.context(), opts.goldenDir(), DefaultLockWait); err == nil {
+		unlock, err := lockDir(s.context(), opts.goldenDir(), DefaultLockWait)
+		switch {
+		case err == nil:
 			unlock()
 			if s.leftovers, err = findLeftovers(opts.goldenDir(), dir); err != nil {
 				return nil, fmt.Errorf("golden: %w", err)
 			}
+		case s.context().Err() != nil:
+			return nil, err // interrupted while waiting
 		}
 	}
 	if err := s.scanGolden(); err != nil {

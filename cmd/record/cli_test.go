@@ -128,7 +128,7 @@ func TestRecordFailureNamesItsSeed(t *testing.T) {
 	if code != exitChanges || !strings.Contains(stderr, "[repeat]") {
 		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
 	}
-	want := "map-order: reproduce: record -fixtures " + fixtures + " -golden " + golden + " -seed 7 -run '^map-order$'"
+	want := "map-order: reproduce: record -check -fixtures " + fixtures + " -golden " + golden + " -seed 7 -run '^map-order$'"
 	if !strings.Contains(stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}

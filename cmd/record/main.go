@@ -29,7 +29,7 @@ func main() {
 	// SIGINT and SIGTERM are caught from here until the process exits:
 	// they stop record, or roll back its write, and once the last file is
 	// in place they no longer change the outcome or the exit status.
-	ctx, _ := cliflags.Interruptible(context.Background())
+	ctx, _ := cliflags.Interruptible(context.Background(), true)
 	os.Exit(runContext(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -106,7 +106,7 @@ interrupted by SIGINT or SIGTERM (nothing written).
 // run is record in this process: an interrupt while it runs is caught,
 // as by the command.
 func run(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := cliflags.Interruptible(context.Background())
+	ctx, stop := cliflags.Interruptible(context.Background(), true)
 	defer stop()
 	return runContext(ctx, args, stdout, stderr)
 }
@@ -217,7 +217,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		if f := suite.Fixture(r.Fixture); f != nil && f.Seeded() && !r.Invalid() {
 			// The same runs again: the seed picks the permutation
 			// orders and a subprocess agent's hash seeds.
-			fmt.Fprintf(stderr, "%s: reproduce: %s%s -seed %d -run '^%s$'\n", r.Fixture, command.Name, cliflags.DirFlags(opts.Fixtures, opts.Golden), r.Seed, r.Fixture)
+			fmt.Fprintf(stderr, "%s: reproduce: %s -check%s -seed %d -run '^%s$'\n", r.Fixture, command.Name, cliflags.DirFlags(opts.Fixtures, opts.Golden), r.Seed, r.Fixture)
 		}
 	}
 	if err != nil {

@@ -81,7 +81,7 @@ func TestInterruptStopsReplay(t *testing.T) {
 		if code := cmd.ProcessState.ExitCode(); code != 128+int(c.sig) {
 			t.Errorf("%v: exit %d, want %d\n%s%s", c.sig, code, 128+int(c.sig), stdout.String(), stderr.String())
 		}
-		if !strings.Contains(stderr.String(), "interrupted") || !strings.Contains(stderr.String(), "while replaying a-slow") {
+		if !strings.Contains(stderr.String(), "interrupted") || !strings.Contains(stderr.String(), "at a-slow") {
 			t.Errorf("%v: stderr %q", c.sig, stderr.String())
 		}
 		if strings.Contains(stdout.String(), "FAIL") || strings.Contains(stdout.String(), "b-later") {

@@ -11,6 +11,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 
@@ -31,6 +32,9 @@ type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	terminal       bool // stdout is a terminal
+	// parent, when set, is the context replay's own interruptible one
+	// derives from (tests cancel it as a signal would).
+	parent context.Context
 }
 
 // Exit statuses, chosen for git bisect run.

@@ -2,15 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/headergold/headergold/internal/bundletest"
+	"github.com/headergold/headergold/internal/cliflags"
 	"github.com/tidwall/gjson"
 )
 
@@ -479,5 +482,21 @@ func TestNothingReplayedCannotPass(t *testing.T) {
 	if !s.Get("summary").Bool() || s.Get("invalid").Int() != 2 || len(errs) != 2 ||
 		!strings.Contains(errs[0].String()+errs[1].String(), "broken.json:3:1") || !strings.Contains(errs[0].String()+errs[1].String(), `"oops"`) {
 		t.Errorf("summary %s", r.stdout)
+	}
+}
+
+// A signal that comes before any fixture runs (while the fixtures load)
+// is still an interrupt: exit 130, never "0 passed, 0 failed" and 0.
+func TestInterruptBeforeAnyFixture(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(cliflags.SignalCause(syscall.SIGINT))
+	var out, errb bytes.Buffer
+	code := run(bundled(t, "-json"), env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
+		getenv: func(string) string { return "" }, parent: ctx})
+	if code != 130 || !strings.Contains(errb.String(), "interrupted") || strings.Contains(out.String(), `"fixture"`) {
+		t.Errorf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	if s := gjson.Parse(strings.TrimSpace(out.String())); !s.Get("summary").Bool() || s.Get("interrupted").String() == "" {
+		t.Errorf("summary %s", out.String())
 	}
 }

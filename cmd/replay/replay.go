@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -210,10 +211,17 @@ func runReplay(args []string, e env) int {
 		return replayCommand.Fail(e.stderr, "%v", err)
 	}
 	defer release()
-	ctx, stop := cliflags.Interruptible(context.Background())
+	ctx, stop := cliflags.Interruptible(cmp.Or(e.parent, context.Background()), false)
 	defer stop()
 	rf.opts.Context = ctx
 	suite, err := harness.Load(rf.opts)
+	if code, ok := cliflags.InterruptedStatus(ctx, cmp.Or(err, ctx.Err())); ok {
+		fmt.Fprintf(e.stderr, "replay: interrupted (%v) before any fixture was replayed\n", context.Cause(ctx))
+		if rf.json {
+			newPrinter(e, rf).summary(summaryReport{Summary: true, Seed: rf.opts.Seed, Findings: []string{}, Interrupted: "(loading)"})
+		}
+		return code
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "replay: cannot test: %v\n", err)
 		if rf.json {
@@ -244,9 +252,6 @@ func runReplay(args []string, e env) int {
 	}
 	passed, failed, invalid, skipped := 0, 0, 0, 0
 	for _, f := range selected {
-		if ctx.Err() != nil {
-			break
-		}
 		if rf.shards > 0 && !inShard(f.Name, rf.shard, rf.shards) {
 			continue
 		}
@@ -256,7 +261,10 @@ func runReplay(args []string, e env) int {
 			out.skip(f.Name)
 			continue
 		}
-		res := suite.Replay(f)
+		var res *harness.Result
+		if ctx.Err() == nil {
+			res = suite.Replay(f)
+		}
 		if code, ok := cliflags.InterruptedStatus(ctx, ctx.Err()); ok {
 			// What the run says now is about the interrupt, not the
 			// fixture: report neither it nor the fixtures not reached,
@@ -265,7 +273,7 @@ func runReplay(args []string, e env) int {
 				out.summary(summaryReport{Summary: true, Passed: passed, Failed: failed, Invalid: invalid, Skipped: skipped, Seed: suite.Seed(),
 					Findings: []string{}, Interrupted: f.Name})
 			}
-			fmt.Fprintf(e.stderr, "replay: interrupted (%v) while replaying %s; the fixtures after it were not replayed\n", context.Cause(ctx), f.Name)
+			fmt.Fprintf(e.stderr, "replay: interrupted (%v) at %s; neither it nor the fixtures after it count\n", context.Cause(ctx), f.Name)
 			return code
 		}
 		switch {

@@ -479,7 +479,8 @@ func TestServerAnswersAsAsked(t *testing.T) {
 		{"/v1beta/models/g:streamGenerateContent", string(gemini), "application/json; charset=UTF-8", `[{"candidates"`, "data: "},
 		{"/v1beta/models/g:streamGenerateContent?alt=json", string(gemini), "application/json; charset=UTF-8", `[{"candidates"`, "data: "},
 		{"/v1/chat/completions", `{"model":"m","stream":true,"messages":[]}`, "text/event-stream", `"finish_reason":"stop"`, `"usage"`},
-		{"/v1/chat/completions", `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[]}`, "text/event-stream", `"choices":[],"usage":{"prompt_tokens"`, `"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}]`},
+		{"/v1/chat/completions", `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[]}`, "text/event-stream", `"choices":[],"usage":{"prompt_tokens"`, `"finish_reason":"stop"}],"usage":{`},
+		{"/v1/chat/completions", `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[]}`, "text/event-stream", `"finish_reason":"stop"}],"usage":null}`, `"finish_reason":null}]}`},
 	} {
 		s := start(t, text("hi"))
 		resp, err := http.Post(s.URL()+c.path, "application/json", strings.NewReader(c.body))

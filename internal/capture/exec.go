@@ -134,10 +134,15 @@ func Environ(base []string, env map[string]string) []string {
 	return out
 }
 
-// drainWait bounds how long Run waits, once the agent has exited and its
-// process group is killed, for the end of its stderr: only a process
-// that left the group (setsid) can still hold it then.
-const drainWait = 500 * time.Millisecond
+// drainWait is how long Run waits, once the agent has exited and its
+// process group is killed, for the end of its stderr before it looks
+// again: while the group still has members (slow to die) it waits on, up
+// to drainLimit; once the group is gone, only a process that left it
+// (setsid) can still hold the pipe.
+const (
+	drainWait  = 500 * time.Millisecond
+	drainLimit = 10 * time.Second
+)
 
 // Run runs the command to its end. Its stdout is discarded and its stderr
 // kept for the error. The run ends when the agent's process exits: what
@@ -194,24 +199,43 @@ func Run(ctx context.Context, c Command) error {
 	// and with them their ends of the pipe.
 	killGroup(cmd)
 	escaped := false
-	select {
-	case <-drained:
-	case <-time.After(drainWait):
-		escaped = true
-		pr.Close()
-		<-drained
+	for start := time.Now(); ; {
+		select {
+		case <-drained:
+		case <-time.After(drainWait):
+			if groupAlive(cmd) && time.Since(start) < drainLimit {
+				killGroup(cmd) // members slow to die, or started since
+				continue
+			}
+			escaped = true
+			pr.Close()
+			<-drained
+		}
+		break
+	}
+	var escape error
+	if escaped {
+		escape = errors.New("a process the agent started left its process group (setsid, or a daemon) and still holds its stderr: " +
+			"it was not killed and may still be running; stop it, and have the agent wait for what it starts")
 	}
 	switch {
 	case timedOut:
-		return &ExecError{Argv: c.Argv, Err: err, TimedOut: c.Timeout, Stderr: stderr.String()}
+		return &ExecError{Argv: c.Argv, Err: joinEscape(err, escape), TimedOut: c.Timeout, Stderr: stderr.String()}
 	case interrupted:
-		return &ExecError{Argv: c.Argv, Err: ctx.Err(), Stderr: stderr.String()}
+		return &ExecError{Argv: c.Argv, Err: joinEscape(ctx.Err(), escape), Stderr: stderr.String()}
 	case err != nil:
-		return &ExecError{Argv: c.Argv, Err: err, Stderr: stderr.String()}
+		return &ExecError{Argv: c.Argv, Err: joinEscape(err, escape), Stderr: stderr.String()}
 	case escaped:
-		return &ExecError{Argv: c.Argv, Stderr: stderr.String(), Err: errors.New("the agent exited, but a process it started left its process group " +
-			"(setsid, or a daemon) and still holds its stderr: it was not killed and may still be running; " +
-			"stop it, and have the agent wait for what it starts or start it in its own group")}
+		return &ExecError{Argv: c.Argv, Stderr: stderr.String(), Err: fmt.Errorf("the agent exited, but %w", escape)}
 	}
 	return nil
+}
+
+// joinEscape adds the news of an escaped process to the error the run
+// ended with.
+func joinEscape(err, escape error) error {
+	if escape == nil {
+		return err
+	}
+	return fmt.Errorf("%w; and %w", err, escape)
 }

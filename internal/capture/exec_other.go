@@ -13,3 +13,6 @@ func killGroup(cmd *exec.Cmd) {
 		cmd.Process.Kill()
 	}
 }
+
+// groupAlive is false: without process groups there is none to wait for.
+func groupAlive(*exec.Cmd) bool { return false }

@@ -3,6 +3,7 @@
 package capture
 
 import (
+	"errors"
 	"os/exec"
 	"syscall"
 )
@@ -18,4 +19,14 @@ func killGroup(cmd *exec.Cmd) {
 	if cmd.Process != nil {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
+}
+
+// groupAlive reports whether the command's process group still has a
+// member (one that kill may not signal counts).
+func groupAlive(cmd *exec.Cmd) bool {
+	if cmd.Process == nil {
+		return false
+	}
+	err := syscall.Kill(-cmd.Process.Pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 
 	"github.com/headergold/headergold/harness"
@@ -83,8 +84,11 @@ func (c *Capture) Apply(opts *harness.Options, stderr io.Writer) (func(), error)
 
 // NotUsage reports whether an error of [Capture.Apply] is about this
 // machine, not the command line: a -listen address that is well formed
-// but cannot be listened on (in use, not this machine's).
+// but that the system will not listen on (in use, not this machine's,
+// a port it reserves). A malformed one (a port out of range, a name no
+// port has) is a usage error.
 func NotUsage(err error) bool {
 	var op *net.OpError
-	return errors.As(err, &op)
+	var sys *os.SyscallError
+	return errors.As(err, &op) && op.Op == "listen" && errors.As(op.Err, &sys)
 }

@@ -38,3 +38,25 @@ func TestParseUpstream(t *testing.T) {
 		}
 	}
 }
+
+// A well-formed address the system refuses is this machine's state; a
+// malformed one is a usage error.
+func TestNotUsage(t *testing.T) {
+	ln, err := Listen("127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, err = Listen(ln.Addr().String(), false)
+	if err == nil || !NotUsage(err) {
+		t.Errorf("a port in use: %v, NotUsage %v", err, NotUsage(err))
+	}
+	for _, addr := range []string{"127.0.0.1:99999", "127.0.0.1:no-such-service", "localhost:-1", "nohostport"} {
+		if l, err := Listen(addr, false); err == nil {
+			l.Close()
+			t.Errorf("%s accepted", addr)
+		} else if NotUsage(err) {
+			t.Errorf("%s: %v is taken for the machine's state", addr, err)
+		}
+	}
+}

@@ -11,13 +11,19 @@ import (
 // signalCause is the cause of a context cancelled by a signal.
 type signalCause struct{ sig os.Signal }
 
+// SignalCause is the cause Interruptible gives a context a signal
+// cancelled, for tests and callers that cancel one themselves.
+func SignalCause(sig os.Signal) error { return signalCause{sig} }
+
 func (c signalCause) Error() string { return c.sig.String() + " received" }
 
 // Interruptible returns a context that SIGINT or SIGTERM cancels, with
-// the signal as its cause, and the function that stops listening. While
-// it listens, every such signal is caught: a second Ctrl-C cannot kill
-// record in the middle of rolling a write back.
-func Interruptible(parent context.Context) (context.Context, func()) {
+// the signal as its cause, and the function that stops listening. With
+// keepCatching, every such signal is caught while it listens: a second
+// Ctrl-C cannot kill record in the middle of rolling a write back.
+// Without, the first is caught and a second one kills the process, as a
+// user pressing Ctrl-C again expects of a command with nothing to undo.
+func Interruptible(parent context.Context, keepCatching bool) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -25,7 +31,10 @@ func Interruptible(parent context.Context) (context.Context, func()) {
 	go func() {
 		select {
 		case s := <-sigs:
-			cancel(signalCause{s})
+			if !keepCatching {
+				signal.Stop(sigs)
+			}
+			cancel(SignalCause(s))
 		case <-done:
 		}
 	}()

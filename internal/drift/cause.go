@@ -39,10 +39,10 @@ func (w *walker) cause() string {
 		switch {
 		case d.Note == "grouping":
 			return "the same Gemini tools grouped into tools entries another way (one entry for all functions against one per function)"
-		case strings.HasPrefix(d.Path, "system") && (d.Path == "system" || strings.HasSuffix(d.Path, ".text") || strings.HasSuffix(d.Path, ".content")):
-			return "the system text differs: a volatile value (working directory, date, host)? normalise it with -redact REGEX=TOKEN"
-		case strings.HasPrefix(d.Path, "system"):
+		case strings.HasPrefix(d.Path, "system") && (strings.Contains(d.Path, "cache_control") || strings.HasSuffix(d.Path, ".type") || strings.HasSuffix(d.Path, ".role")):
 			return "the system prompt differs besides its text (its blocks, their cache_control or role)"
+		case strings.HasPrefix(d.Path, "system"):
+			return "the system text differs: a volatile value (working directory, date, host)? normalise it with -redact REGEX=TOKEN"
 		case strings.HasPrefix(d.Path, "config"):
 			return "the call config differs (model or call parameters)"
 		case d.Tool != "":

@@ -143,11 +143,13 @@ var (
 		wire.OpenAIResponses: {"input", "instructions", "previous_response_id", "prompt", "max_output_tokens"},
 		wire.Gemini:          {"contents"},
 	}
+	// Optional members may be null; Gemini's JSON parser takes a single
+	// object for a repeated field, as clients send.
 	shapes = map[wire.Format]map[string]string{
-		wire.Anthropic:       {"messages": "[", "system": `["`, "tools": "["},
-		wire.OpenAIChat:      {"messages": "[", "tools": "[", "functions": "["},
-		wire.OpenAIResponses: {"input": `["`, "instructions": `"n`, "tools": "["},
-		wire.Gemini:          {"contents": "[", "systemInstruction": "{", "system_instruction": "{", "tools": "["},
+		wire.Anthropic:       {"messages": "[", "system": `["n`, "tools": "[n"},
+		wire.OpenAIChat:      {"messages": "[", "tools": "[n", "functions": "[n"},
+		wire.OpenAIResponses: {"input": `["n`, "instructions": `"n`, "tools": "[n"},
+		wire.Gemini:          {"contents": "[{", "systemInstruction": "{n", "system_instruction": "{n", "tools": "[{n"},
 	}
 )
 

@@ -480,7 +480,7 @@ func TestBodyShapes(t *testing.T) {
 		{`{"model":"m","messages":"x"}`, FormatAuto, "not a request body in the openai-chat format: its messages is a string, not an array"},
 		{`{"model":"c","messages":[],"system":5,"max_tokens":5}`, FormatAuto, "not a request body in the anthropic format: its system is a number or boolean, not an array or a string"},
 		{`{"model":"c","messages":[],"tools":{"a":1},"max_tokens":5}`, FormatAuto, "its tools is an object, not an array"},
-		{`{"contents":{"parts":[]}}`, FormatAuto, "not a request body in the gemini format: its contents is an object, not an array"},
+		{`{"contents":"hi"}`, FormatAuto, "not a request body in the gemini format: its contents is a string, not an array or an object"},
 		{`{"model":"g","input":"hi","instructions":["x"]}`, FormatAuto, "its instructions is an array, not a string or null"},
 		{log, Format(wire.Anthropic), "not a request body in the anthropic format: it has no messages member"},
 		{`{"foo":1}`, Format(wire.Anthropic), "it has no messages member"},
@@ -495,6 +495,22 @@ func TestBodyShapes(t *testing.T) {
 		var ie *InputError
 		if !errors.As(err, &ie) || ie.Line != 2 || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s (-format %s): %v, want line 2 and %q", c.body, c.format, err, c.want)
+		}
+	}
+}
+
+// What providers take is taken: null for an optional member, and for
+// Gemini a single object for a repeated field.
+func TestBodyShapesAccepted(t *testing.T) {
+	for _, body := range []string{
+		`{"model":"c","messages":[],"tools":null,"system":null,"max_tokens":5}`,
+		`{"model":"g","messages":[],"tools":null}`,
+		`{"model":"g","input":null,"previous_response_id":"r1","instructions":null}`,
+		`{"contents":{"parts":{"text":"hi"}},"tools":{"function_declarations":[{"name":"f"}]}}`,
+		`{"contents":[],"tools":null,"systemInstruction":null}`,
+	} {
+		if res, err := Compare(Source{Name: "A", Reader: strings.NewReader(body)}, Source{Name: "B", Reader: strings.NewReader(body)}, Options{NoCost: true}); err != nil || !res.Identical {
+			t.Errorf("%s: %v", body, err)
 		}
 	}
 }
