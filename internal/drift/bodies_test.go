@@ -232,3 +232,41 @@ func TestSystemCauses(t *testing.T) {
 		}
 	}
 }
+
+// Gemini reads a protobuf field in camelCase or snake_case: the two
+// spellings are one member, an encoding difference; a schema's property
+// names and free JSON keep their keys.
+func TestGeminiFieldSpellings(t *testing.T) {
+	base := `{"contents":[],"generationConfig":{"maxOutputTokens":8},"tools":[{"functionDeclarations":[{"name":"f","parameters":{"type":"OBJECT","properties":{"user_id":{"type":"STRING"}},"minProperties":1}}]}]}`
+	for _, c := range []struct {
+		name, b, path string
+		kinds         []Kind
+		note          string
+	}{
+		{"config field", strings.Replace(base, `"generationConfig":{"maxOutputTokens":8}`, `"generation_config":{"max_output_tokens":8}`, 1),
+			"config.generationConfig", []Kind{Encoding}, "key spelling"},
+		{"schema field", strings.Replace(base, `"minProperties"`, `"min_properties"`, 1),
+			"tools.0.functionDeclarations.0.parameters.minProperties", []Kind{Encoding}, "key spelling"},
+		{"property name", strings.Replace(base, `"user_id"`, `"userId"`, 1),
+			"tools.0.functionDeclarations.0.parameters.properties.userId", []Kind{Content}, "added member"},
+	} {
+		res := compareBytes(t, []byte(base), []byte(c.b), Options{NoCost: true})
+		checkDrift(t, res, 1, c.path, c.kinds...)
+		if d := res.First.Diffs[0]; d.Note != c.note {
+			t.Errorf("%s: first diff %+v, want note %q", c.name, d, c.note)
+		}
+	}
+	free := func(key string) string {
+		return `{"contents":[],"tools":[{"functionDeclarations":[{"name":"f","parametersJsonSchema":{"type":"object","` + key + `":false}}]}]}`
+	}
+	res := compareBytes(t, []byte(free("additionalProperties")), []byte(free("additional_properties")), Options{NoCost: true})
+	if res.First == nil || !slices.Contains(res.First.Kinds, Content) {
+		t.Errorf("a JSON Schema keyword respelled is another keyword: %+v", res.First)
+	}
+	// Anthropic keys are what they are.
+	a := `{"model":"m","messages":[],"tools":[{"name":"f","input_schema":{}}]}`
+	res = compareBytes(t, []byte(a), []byte(strings.Replace(a, "input_schema", "inputSchema", 1)), Options{NoCost: true})
+	if res.First == nil || !slices.Contains(res.First.Kinds, Content) {
+		t.Errorf("anthropic input_schema as inputSchema: %+v", res.First)
+	}
+}
