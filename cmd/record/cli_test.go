@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -25,7 +26,7 @@ func TestRecordUsageErrors(t *testing.T) {
 		{[]string{"-run", "("}, "record: -run: error parsing regexp: missing closing ): `(`\n"},
 		{[]string{"x"}, "record: unexpected argument \"x\" (record takes flags only)\n"},
 		{[]string{"-check", "x", "-prune"}, "record: unexpected argument \"x\" (record takes flags only)\n"},
-		{[]string{"-o", "f", "-check"}, "record: -o writes one log and cannot be combined with -check or -prune\n"},
+		{[]string{"-o", "f", "-check"}, "record: -o writes one log and cannot be combined with -check, -prune or -json\n"},
 		{[]string{"-listen-remote"}, "record: -listen-remote needs -listen\n"},
 		{[]string{"help", "me"}, "record: help takes no topic; got \"me\"\n"},
 		{[]string{"-shuffle", "x"}, "record: flag provided but not defined: -shuffle\n"},
@@ -152,5 +153,58 @@ func TestRecordRefusesAGoldenDirectoryWithoutParent(t *testing.T) {
 	code, stdout, stderr = record(t, "-fixtures", fixtures, "-golden", parent, "-run", "^text-turn$")
 	if code != exitOK || !strings.Contains(stdout, "3 created") {
 		t.Errorf("exit %d: %s %s", code, stdout, stderr)
+	}
+}
+
+// record -json prints an object per file, one per fixture that fails its
+// checks, and a summary, each on a line of its own, and nothing else.
+func TestRecordJSON(t *testing.T) {
+	t.Setenv("CI", "")
+	fixtures, golden := copyBundled(t)
+	os.Remove(filepath.Join(golden, "tool-turn.golden"))
+	code, stdout, stderr := record(t, "-fixtures", fixtures, "-golden", golden, "-json")
+	if code != exitOK || stderr != "" {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	statuses := map[string]string{}
+	for _, l := range lines[:len(lines)-1] {
+		var f struct{ File, Status string }
+		if err := json.Unmarshal([]byte(l), &f); err != nil || f.File == "" {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		statuses[filepath.Base(f.File)] = f.Status
+	}
+	if statuses["tool-turn.golden"] != "created" || statuses["text-turn.golden"] != "unchanged" {
+		t.Errorf("statuses %v", statuses)
+	}
+	var sum struct {
+		Summary                   bool
+		Created, Unchanged, Stray int
+		Check                     bool
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil || !sum.Summary || sum.Created != 1 || sum.Unchanged != len(statuses)-1 || sum.Check {
+		t.Errorf("summary %s (%v)", lines[len(lines)-1], err)
+	}
+	// A fixture that fails its checks: its object names the check, the
+	// seed and the command that runs the same runs again.
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	fx := `{"description":"tools in map order","runs":12,` +
+		`"agent":{"exec":["go","run","./internal/demoagent","-prompt","Weather in Oslo?","-tools-from-map"],"dir":` + strconv.Quote(root) + `,"timeout":"120s"},` +
+		`"replies":[{"text":"12 °C."}]}`
+	os.WriteFile(filepath.Join(fixtures, "map-order.json"), []byte(fx), 0o644)
+	code, stdout, _ = record(t, "-fixtures", fixtures, "-golden", golden, "-run", "^map-order$", "-check", "-json", "-seed", "3")
+	lines = strings.Split(strings.TrimSpace(stdout), "\n")
+	var fr struct {
+		Fixture, Status, Reproduce string
+		Seed                       uint64
+		Failures                   []struct{ Check, Message string }
+	}
+	if code != exitChanges || len(lines) != 2 || json.Unmarshal([]byte(lines[0]), &fr) != nil || fr.Fixture != "map-order" || fr.Status != "fail" ||
+		fr.Seed != 3 || !strings.Contains(fr.Reproduce, "-check") || len(fr.Failures) == 0 || fr.Failures[0].Check != "repeat" {
+		t.Errorf("exit %d:\n%s", code, stdout)
+	}
+	if !strings.Contains(lines[1], `"summary":true`) || !strings.Contains(lines[1], `"failed":1`) || !strings.Contains(lines[1], `"error":`) {
+		t.Errorf("summary %s", lines[1])
 	}
 }

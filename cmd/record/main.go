@@ -90,6 +90,12 @@ files under another name.
 
 Only regular files are read, each up to -max-file-size (default 64MiB).
 
+-json prints, one per line, an object for each file ({"file", "status"},
+status created, changed, unchanged, removed, cleaned, skipped, orphan or
+sidecar), one for each fixture that fails its checks ({"fixture",
+"status", "seed", "reproduce", "failures"}), then {"summary": true, ...}
+with the counts.
+
 -check exits 1 for everything replay would fail on that recording
 would fix or report: a golden file to create or change, an orphan golden
 file, a sidecar beside a fixture that is not pinned, a file left by an
@@ -123,6 +129,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		force   bool
 		prune   bool
 		outFile string
+		asJSON  bool
 	)
 	fs.StringVar(&opts.Fixtures, "fixtures", "fixtures", "directory of fixture `DIR`/NAME.json")
 	fs.StringVar(&opts.Golden, "golden", "golden", "directory of golden `DIR`/NAME.golden and pin sidecars")
@@ -131,6 +138,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.BoolVar(&force, "force", false, "write even when CI is set")
 	fs.BoolVar(&prune, "prune", false, "delete golden files that belong to no fixture")
 	fs.StringVar(&outFile, "o", "", "write the full, untemplated log of the one fixture -run selects to `FILE`")
+	fs.BoolVar(&asJSON, "json", false, "print one JSON object per file and per fixture that fails its checks, then a summary object")
 	fs.Uint64Var(&opts.Seed, "seed", 0, "seed of the permutation runs and of subprocess agents' PYTHONHASHSEEDs, as replay's (`N`; 0 picks one)")
 	opts.MaxFileSize = harness.DefaultMaxFileSize
 	fs.Var(&opts.MaxFileSize, "max-file-size", "refuse to read a fixture or golden file larger than `SIZE` (KiB, MiB, GiB)")
@@ -157,8 +165,8 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		opts.Run = re
 	}
-	if outFile != "" && (check || prune) {
-		return command.Fail(stderr, "-o writes one log and cannot be combined with -check or -prune")
+	if outFile != "" && (check || prune || asJSON) {
+		return command.Fail(stderr, "-o writes one log and cannot be combined with -check, -prune or -json")
 	}
 	opts.Commands = cliflags.RecordCommands(opts.Fixtures, opts.Golden)
 	release, err := cf.Apply(&opts, stderr)
@@ -210,18 +218,19 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "record: %v\n", err)
 		return code
 	}
+	rep := newReporter(stdout, stderr, asJSON, check)
 	for _, r := range failed {
-		for _, f := range r.Failures {
-			fmt.Fprintf(stderr, "%s: %s\n", r.Fixture, f)
-		}
+		reproduce := ""
 		if f := suite.Fixture(r.Fixture); f != nil && f.Seeded() && !r.Invalid() {
 			// The same runs again: the seed picks the permutation
 			// orders and a subprocess agent's hash seeds.
-			fmt.Fprintf(stderr, "%s: reproduce: %s -check%s -seed %d -run '^%s$'\n", r.Fixture, command.Name, cliflags.DirFlags(opts.Fixtures, opts.Golden), r.Seed, r.Fixture)
+			reproduce = fmt.Sprintf("%s -check%s -seed %d -run '^%s$'", command.Name, cliflags.DirFlags(opts.Fixtures, opts.Golden), r.Seed, r.Fixture)
 		}
+		rep.failed(r, reproduce)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "record: %v\n", err)
+		rep.summary(summaryReport{Failed: len(failed), Error: err.Error()}, prune)
 		for _, r := range failed {
 			if r.Invalid() {
 				return exitCannotRun
@@ -235,18 +244,11 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	counts := map[harness.Status]int{}
 	for _, c := range changes {
 		counts[c.Status]++
+		note := ""
 		if c.Status == harness.Skipped {
-			fmt.Fprintf(stdout, "skipped   %s (in-process agent: record it from go test with GOLDIE_UPDATE=1)\n", c.File)
-			continue
+			note = "in-process agent: record it from go test with GOLDIE_UPDATE=1"
 		}
-		if check && c.Status == harness.Unchanged {
-			continue
-		}
-		verb := string(c.Status)
-		if check {
-			verb = "would be " + verb
-		}
-		fmt.Fprintf(stdout, "%-9s %s\n", verb, c.File)
+		rep.file(string(c.Status), c.File, note)
 	}
 	// What replay would fail on that the changes do not show: orphans
 	// (unless -prune removes them) and sidecars beside a fixture that is
@@ -255,7 +257,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if !prune {
 		for _, f := range suite.Findings() {
 			if f.Kind == harness.Orphan {
-				fmt.Fprintf(stdout, "orphan    %s (no fixture; -prune removes it)\n", f.File)
+				rep.file("orphan", f.File, "no fixture; -prune removes it")
 				stray++
 			}
 		}
@@ -267,22 +269,13 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		for _, ext := range []string{".system.md", ".tools.json"} {
 			file := filepath.Join(opts.Golden, f.Name+ext)
 			if _, err := os.Lstat(file); err == nil {
-				fmt.Fprintf(stdout, "sidecar   %s (%s is not pinned; delete it or pin it)\n", file, f.Name)
+				rep.file("sidecar", file, f.Name+" is not pinned; delete it or pin it")
 				stray++
 			}
 		}
 	}
-	fmt.Fprintf(stdout, "%d created, %d changed, %d unchanged", counts[harness.Created], counts[harness.Changed], counts[harness.Unchanged])
-	if prune {
-		fmt.Fprintf(stdout, ", %d removed", counts[harness.Removed])
-	}
-	if n := counts[harness.Cleaned]; n > 0 {
-		fmt.Fprintf(stdout, ", %d cleaned (left by an interrupted record)", n)
-	}
-	if n := counts[harness.Skipped]; n > 0 {
-		fmt.Fprintf(stdout, ", %d skipped", n)
-	}
-	fmt.Fprintln(stdout)
+	rep.summary(summaryReport{Created: counts[harness.Created], Changed: counts[harness.Changed], Unchanged: counts[harness.Unchanged],
+		Removed: counts[harness.Removed], Cleaned: counts[harness.Cleaned], Skipped: counts[harness.Skipped], Stray: stray}, prune)
 	if check && counts[harness.Created]+counts[harness.Changed]+counts[harness.Removed]+counts[harness.Cleaned]+stray > 0 {
 		return exitChanges
 	}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/headergold/headergold/harness"
+)
+
+// reporter writes what record did, as text (files on stdout, failures on
+// stderr) or, with -json, as one JSON object per line on stdout.
+type reporter struct {
+	stdout, stderr io.Writer
+	js             *json.Encoder
+	check          bool
+}
+
+func newReporter(stdout, stderr io.Writer, asJSON, check bool) *reporter {
+	r := &reporter{stdout: stdout, stderr: stderr, check: check}
+	if asJSON {
+		r.js = json.NewEncoder(stdout)
+		r.js.SetEscapeHTML(false)
+	}
+	return r
+}
+
+// fileReport is the -json object of one file.
+type fileReport struct {
+	File   string `json:"file"`
+	Status string `json:"status"` // created, changed, unchanged, removed, cleaned, skipped, orphan, sidecar
+	Note   string `json:"note,omitempty"`
+}
+
+// fixtureReport is the -json object of a fixture that failed its checks.
+type fixtureReport struct {
+	Fixture   string          `json:"fixture"`
+	Status    string          `json:"status"` // fail or invalid
+	Seed      uint64          `json:"seed"`
+	Reproduce string          `json:"reproduce,omitempty"`
+	Failures  []failureReport `json:"failures"`
+}
+
+type failureReport struct {
+	Check   string `json:"check"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Message string `json:"message"`
+}
+
+// summaryReport is the last -json object.
+type summaryReport struct {
+	Summary   bool   `json:"summary"`
+	Check     bool   `json:"check"` // -check: nothing was written
+	Created   int    `json:"created"`
+	Changed   int    `json:"changed"`
+	Unchanged int    `json:"unchanged"`
+	Removed   int    `json:"removed"`
+	Cleaned   int    `json:"cleaned"`
+	Skipped   int    `json:"skipped"`
+	Stray     int    `json:"stray"`  // orphans and sidecars replay would fail on
+	Failed    int    `json:"failed"` // fixtures that failed their checks
+	Error     string `json:"error,omitempty"`
+}
+
+// failed reports a fixture that failed its checks, and the command line
+// that runs the same runs again ("" when no seed would).
+func (r *reporter) failed(res *harness.Result, reproduce string) {
+	if r.js != nil {
+		fr := fixtureReport{Fixture: res.Fixture, Status: "fail", Seed: res.Seed, Reproduce: reproduce, Failures: []failureReport{}}
+		if res.Invalid() {
+			fr.Status = "invalid"
+		}
+		for _, f := range res.Failures {
+			fr.Failures = append(fr.Failures, failureReport{Check: string(f.Check), File: f.File, Line: f.Line, Message: f.Msg})
+		}
+		r.js.Encode(fr)
+		return
+	}
+	for _, f := range res.Failures {
+		fmt.Fprintf(r.stderr, "%s: %s\n", res.Fixture, f)
+	}
+	if reproduce != "" {
+		fmt.Fprintf(r.stderr, "%s: reproduce: %s\n", res.Fixture, reproduce)
+	}
+}
+
+// file reports one file: what record did to it (or, with -check, would
+// do), or what replay would fail on; note says why, in the text.
+func (r *reporter) file(status, path, note string) {
+	if r.js != nil {
+		r.js.Encode(fileReport{File: path, Status: status, Note: note})
+		return
+	}
+	if r.check && status == string(harness.Unchanged) {
+		return
+	}
+	verb := status
+	switch {
+	case status == string(harness.Skipped), status == "orphan", status == "sidecar":
+	case r.check:
+		verb = "would be " + status
+	}
+	if note != "" {
+		fmt.Fprintf(r.stdout, "%-9s %s (%s)\n", verb, path, note)
+		return
+	}
+	fmt.Fprintf(r.stdout, "%-9s %s\n", verb, path)
+}
+
+// summary ends the report.
+func (r *reporter) summary(s summaryReport, prune bool) {
+	s.Summary, s.Check = true, r.check
+	if r.js != nil {
+		r.js.Encode(s)
+		return
+	}
+	if s.Error != "" {
+		return // said on stderr
+	}
+	fmt.Fprintf(r.stdout, "%d created, %d changed, %d unchanged", s.Created, s.Changed, s.Unchanged)
+	if prune {
+		fmt.Fprintf(r.stdout, ", %d removed", s.Removed)
+	}
+	if s.Cleaned > 0 {
+		fmt.Fprintf(r.stdout, ", %d cleaned (left by an interrupted record)", s.Cleaned)
+	}
+	if s.Skipped > 0 {
+		fmt.Fprintf(r.stdout, ", %d skipped", s.Skipped)
+	}
+	fmt.Fprintln(r.stdout)
+}
