@@ -155,6 +155,7 @@ func (s *Suite) runCaptured(f *Fixture, v variation, cr captureRun) (*runResult,
 	sess := &Session{Scenario: f.Name, Run: v.run, AnthropicBaseURL: srv.URL(), OpenAIBaseURL: srv.URL() + "/v1",
 		GeminiBaseURL: srv.URL(), HTTPClient: &http.Client{}, Env: env}
 	var runErr error
+	var stderrTail string // a subprocess agent's
 	switch {
 	case cr.listen:
 		if s.opts.OnListen != nil {
@@ -167,7 +168,7 @@ func (s *Suite) runCaptured(f *Fixture, v variation, cr captureRun) (*runResult,
 			runErr = fmt.Errorf("interrupted while waiting for the agent: %w", ctx.Err())
 		}
 	case len(f.Agent.Exec) > 0:
-		runErr = capture.Run(ctx, capture.Command{Argv: f.Agent.Exec, Dir: f.agentDir(), Env: env, Timeout: timeout})
+		runErr = capture.Run(ctx, capture.Command{Argv: f.Agent.Exec, Dir: f.agentDir(), Env: env, Timeout: timeout, Stderr: &stderrTail})
 		if ee, ok := runErr.(*capture.ExecError); ok && ee.NotStarted {
 			return nil, errAt(f.File, f.raw, "agent.exec", "cannot start %s: %v", f.describeExec(), ee.Err)
 		}
@@ -186,7 +187,13 @@ func (s *Suite) runCaptured(f *Fixture, v variation, cr captureRun) (*runResult,
 			n, plural(n, "y", "ies"), len(srv.Requests()), len(cr.replies)))
 	}
 	if len(problems) > 0 {
-		return nil, &agentFailure{msg: fmt.Sprintf("%s, %s:%s", who(f, cr), v, joinProblems(problems))}
+		msg := fmt.Sprintf("%s, %s:%s", who(f, cr), v, joinProblems(problems))
+		if runErr == nil {
+			// The agent exited 0 and the scenario failed all the same:
+			// what it wrote to stderr is likely why (an error it caught).
+			msg += capture.StderrBlock(stderrTail)
+		}
+		return nil, &agentFailure{msg: msg}
 	}
 	replies := cr.replies
 	if cr.upstream {

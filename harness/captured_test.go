@@ -261,6 +261,8 @@ func TestCapturedAgentFailures(t *testing.T) {
 			CheckAgent, []string{"timed out after 300ms; its process group was killed"}},
 		"unused replies": {`{"description": "d", "agent": {"exec": ["true"]}, "replies": [{"text": "a"}]}`,
 			CheckAgent, []string{"1 scripted reply left unused: the agent sent 0 generation request(s), the scenario scripts 1"}},
+		"exit 0 with a caught error": {`{"description": "d", "agent": {"exec": ` + sh(`echo "caught: no config" >&2; exit 0`) + `}, "replies": [{"text": "a"}]}`,
+			CheckAgent, []string{"1 scripted reply left unused", "stderr (tail):\n    caught: no config"}},
 		"past the script": {strings.Replace(capturedFixture(`"PROMPT": "x"`, ""), `{"text": "It is a Go module."}`, `{"toolCalls": [{"id": "t3", "name": "grep"}]}`, 1),
 			CheckAgent, []string{"in-process agent, run 1", "request 3 is past the script: the scenario scripts 2 replies"}},
 		"unknown path": {capturedFixture(`"PROMPT": "x", "PATH_SUFFIX": "/api"`, ""),

@@ -20,6 +20,10 @@ type Command struct {
 	Dir     string
 	Env     map[string]string // on top of the inherited environment
 	Timeout time.Duration
+	// Stderr, when not nil, is set to the tail of what the agent wrote to
+	// stderr, however the run ended: a run that exits 0 can still fail
+	// its scenario (a reply left unused), and the tail says why.
+	Stderr *string
 }
 
 // ExecError reports a subprocess agent that failed: it exited non-zero,
@@ -43,11 +47,20 @@ func (e *ExecError) Error() string {
 	} else {
 		fmt.Fprintf(&b, "agent [%s]: %v", QuoteArgv(e.Argv), e.Err)
 	}
-	if e.Stderr != "" {
-		b.WriteString("\n  stderr (tail):\n")
-		for l := range strings.SplitSeq(strings.TrimRight(e.Stderr, "\n"), "\n") {
-			b.WriteString("    " + l + "\n")
-		}
+	b.WriteString(StderrBlock(e.Stderr))
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// StderrBlock formats the tail of an agent's stderr for a message: on
+// lines of its own after a heading, indented; "" when there is none.
+func StderrBlock(tail string) string {
+	if tail == "" {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n  stderr (tail):\n")
+	for l := range strings.SplitSeq(strings.TrimRight(tail, "\n"), "\n") {
+		b.WriteString("    " + l + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -212,6 +225,9 @@ func Run(ctx context.Context, c Command) error {
 			<-drained
 		}
 		break
+	}
+	if c.Stderr != nil {
+		*c.Stderr = stderr.String()
 	}
 	var escape error
 	if escaped {
