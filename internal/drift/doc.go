@@ -143,9 +143,9 @@
 // [Removed]; matched tools in another relative order are a [Reorder];
 // matched tools whose JSON values differ, and any difference of system text
 // or config, are [Content]; equal JSON values written with other bytes
-// (string escapes, object key order, whitespace, number spelling, and a
-// Gemini protobuf field spelled in snake_case for camelCase, such as
-// function_declarations, which Gemini reads alike) are [Encoding]. Numbers are compared as JSON.parse reads them: 1.0 and 1
+// (string escapes, object key order, whitespace, number spelling, and
+// Gemini's functionDeclarations spelled function_declarations, one
+// protobuf field) are [Encoding]. Numbers are compared as JSON.parse reads them: 1.0 and 1
 // are one value, and so are two numbers too large for a double of the
 // same sign (Infinity), while 1e400 and -1e400 are not.
 //

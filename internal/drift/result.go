@@ -183,8 +183,8 @@ type Diff struct {
 	// Tool names the tool the difference is in, if any.
 	Tool string `json:"tool,omitempty"`
 	// Note refines the kind: "escaping", "key order", "whitespace",
-	// "number spelling", "duplicate key", "key spelling" (a Gemini
-	// protobuf field in snake_case for camelCase) for encoding; "added member",
+	// "number spelling", "duplicate key", "key spelling" (Gemini's
+	// functionDeclarations as function_declarations) for encoding; "added member",
 	// "removed member", "added element", "removed element", "type",
 	// "grouping" (Gemini tools entries) for content.
 	Note string `json:"note,omitempty"`

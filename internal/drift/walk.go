@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/headergold/headergold/internal/canon"
-	"github.com/headergold/headergold/internal/wire"
 	"github.com/tidwall/gjson"
 )
 
@@ -289,21 +288,6 @@ func (w *walker) object(comps []string, a, b gjson.Result, tool string) {
 			matchA[i], matchB[j] = j, i
 		}
 	}
-	if w.protoFields(comps) {
-		// Gemini reads a protobuf field in camelCase or snake_case: the
-		// two spellings are one member.
-		camel := make(map[string]int, len(mb))
-		for j, m := range mb {
-			if matchB[j] < 0 {
-				camel[lowerCamel(m.key.Str)] = j
-			}
-		}
-		for i, m := range ma {
-			if j, ok := camel[lowerCamel(m.key.Str)]; ok && matchA[i] < 0 && matchB[j] < 0 {
-				matchA[i], matchB[j] = j, i
-			}
-		}
-	}
 	// The first rank at which the common keys come in another order.
 	orderA, orderB := -1, -1
 	for i, j := 0, 0; i < len(ma) && j < len(mb); i, j = i+1, j+1 {
@@ -382,63 +366,12 @@ func (w *walker) onlyMember(at []string, m member, inA, root bool, tool string) 
 	w.setContent(at, gjson.Result{}, m.val, tool)
 }
 
-// protoFields reports whether the keys of the objects at comps are
-// protobuf field names, which Gemini reads in either spelling: both sides
-// are Gemini headers, and the object is neither a map whose keys are
-// data (a schema's properties, labels) nor inside free JSON (a JSON
-// Schema given as parametersJsonSchema), whose keys are what they say.
-func (w *walker) protoFields(comps []string) bool {
-	if w.a.wire != wire.Gemini || w.b.wire != wire.Gemini {
-		return false
-	}
-	if n := len(comps); n > 0 {
-		switch comps[n-1] {
-		case "properties", "labels", "$defs", "defs", "definitions", "patternProperties":
-			return false
-		}
-	}
-	for _, c := range comps {
-		switch lowerCamel(c) {
-		case "parametersJsonSchema", "responseJsonSchema":
-			return false
-		}
-	}
-	return true
-}
-
-// lowerCamel writes a snake_case name in lowerCamelCase, as protobuf's
-// JSON names are; other names are returned as they are.
-func lowerCamel(s string) string {
-	if !strings.Contains(s, "_") {
-		return s
-	}
-	var b strings.Builder
-	up := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '_':
-			up = true
-			continue
-		case up && 'a' <= c && c <= 'z':
-			c -= 'a' - 'A'
-		}
-		up = false
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
 // bothMember compares a member present on both sides.
 func (w *walker) bothMember(at []string, ma, mb member, root bool, tool string) {
 	if !sameDropped(ma, mb) {
 		w.duplicate(at, ma, mb, tool)
 	}
-	switch {
-	case ma.key.Str != mb.key.Str: // a Gemini field in camelCase and snake_case
-		oa, ob := w.offsets(ma.key.Index, mb.key.Index)
-		w.encodingDiff(at, tool, "key spelling", oa, ob, ma.key.Raw, mb.key.Raw)
-	case ma.key.Raw != mb.key.Raw: // the same key, escaped another way
+	if ma.key.Raw != mb.key.Raw { // the same key, escaped another way
 		w.escaping(at, ma.key, mb.key, tool)
 	}
 	if root && ma.key.Str == "tools" && ma.val.IsArray() && mb.val.IsArray() {
