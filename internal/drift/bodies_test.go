@@ -188,8 +188,13 @@ func TestGeminiRegrouped(t *testing.T) {
 	// Nor is the same protobuf field in snake_case, which Gemini reads
 	// alike: an encoding, either way round, named as such.
 	snake := `{"contents":[],"tools":[{"function_declarations":[{"name":"a"},{"name":"b"}]}]}`
+	checkSymmetric(t, []byte(a), []byte(snake))
+	checkSymmetric(t, []byte(a), []byte(strings.Replace(snake, `"b"`, `"c"`, 1)))
 	for _, pair := range [][2]string{{a, snake}, {snake, a}} {
 		res = compareBytes(t, []byte(pair[0]), []byte(pair[1]), Options{})
+		if res.First != nil && res.First.Path != "tools.0.functionDeclarations" {
+			t.Errorf("path %s, want tools.0.functionDeclarations either way round", res.First.Path)
+		}
 		if res.Identical || res.First == nil || len(res.First.Kinds) != 1 || res.First.Kinds[0] != Encoding ||
 			res.First.Diffs[0].Note != "key spelling" || !strings.Contains(res.First.Cause, "camelCase on one side and snake_case") {
 			t.Errorf("%s against %s: %+v", pair[0], pair[1], res.First)

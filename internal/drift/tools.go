@@ -3,6 +3,7 @@ package drift
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -111,6 +112,33 @@ func geminiUnits(arr gjson.Result) (units []unit, groups []string) {
 	return units, groups
 }
 
+// sameSpelling names the declarations of both sides' units
+// functionDeclarations in their paths when the two sides spell that key
+// differently, so that a path is the same whichever side is A; where they
+// spell it alike, paths keep the inputs' spelling.
+func sameSpelling(ua, ub []unit) {
+	spellings := func(us []unit) map[string]bool {
+		m := map[string]bool{}
+		for _, u := range us {
+			if len(u.path) == 3 {
+				m[u.path[1]] = true
+			}
+		}
+		return m
+	}
+	sa, sb := spellings(ua), spellings(ub)
+	if maps.Equal(sa, sb) {
+		return
+	}
+	for _, us := range [][]unit{ua, ub} {
+		for i := range us {
+			if len(us[i].path) == 3 {
+				us[i].path = []string{us[i].path[0], "functionDeclarations", us[i].path[2]}
+			}
+		}
+	}
+}
+
 // isDeclarations reports whether a member of a Gemini tools entry is its
 // list of function declarations.
 func isDeclarations(m member) bool {
@@ -161,6 +189,9 @@ func (w *walker) toolList(comps []string, a, b gjson.Result) {
 	}
 	ua, groupsA := units(a)
 	ub, groupsB := units(b)
+	if gemini {
+		sameSpelling(ua, ub)
+	}
 	na, nb := unitNames(ua), unitNames(ub)
 	both := a.Exists() && b.Exists()
 	matchA, matchB := matchTools(ua, ub, na, nb)
@@ -426,7 +457,7 @@ func (w *walker) declarationsSpelling(comps []string, a, b gjson.Result) {
 		mb, okB := key(eb)
 		if okA && okB && ma.key.Str != mb.key.Str {
 			oa, ob := w.offsets(ma.key.Index, mb.key.Index)
-			w.encodingDiff(child(child(comps, strconv.Itoa(g)), gjson.Escape(ma.key.Str)), "", "key spelling", oa, ob, ma.key.Raw, mb.key.Raw)
+			w.encodingDiff(child(child(comps, strconv.Itoa(g)), "functionDeclarations"), "", "key spelling", oa, ob, ma.key.Raw, mb.key.Raw)
 		}
 	}
 }
