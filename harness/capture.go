@@ -199,7 +199,7 @@ func (s *Suite) runCaptured(f *Fixture, v variation, cr captureRun) (*runResult,
 	if cr.upstream {
 		replies = srv.Recorded()
 		if len(replies) == 0 {
-			return nil, &agentFailure{msg: fmt.Sprintf("%s, %s: the agent sent no generation request; nothing to record", who(f, cr), v)}
+			return nil, &agentFailure{msg: fmt.Sprintf("%s, %s: the agent sent no generation request; nothing to record", who(f, cr), v) + capture.StderrBlock(stderrTail)}
 		}
 	}
 	built, err := capture.BuildLog(srv.Requests(), replies, f.rules())

@@ -207,4 +207,14 @@ func TestRecordJSON(t *testing.T) {
 	if !strings.Contains(lines[1], `"summary":true`) || !strings.Contains(lines[1], `"failed":1`) || !strings.Contains(lines[1], `"error":`) {
 		t.Errorf("summary %s", lines[1])
 	}
+	if !strings.Contains(lines[0], `"want":`) || !strings.Contains(lines[0], `"got":`) {
+		t.Errorf("the repeat failure lacks its first difference: %s", lines[0])
+	}
+	// Stopped before anything to report: the summary alone says why.
+	os.WriteFile(filepath.Join(fixtures, "broken.json"), []byte("{\n"), 0o644)
+	code, stdout, stderr = record(t, "-fixtures", fixtures, "-golden", golden, "-json")
+	if code != exitCannotRun || strings.Count(stdout, "\n") != 1 || !strings.Contains(stdout, `"summary":true`) ||
+		!strings.Contains(stdout, `broken.json:2:1`) || !strings.Contains(stderr, "record: cannot record:") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
 }

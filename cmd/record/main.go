@@ -169,30 +169,30 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return command.Fail(stderr, "-o writes one log and cannot be combined with -check, -prune or -json")
 	}
 	opts.Commands = cliflags.RecordCommands(opts.Fixtures, opts.Golden)
+	rep := newReporter(stdout, stderr, asJSON, check)
 	release, err := cf.Apply(&opts, stderr)
 	if err != nil {
 		if cliflags.NotUsage(err) {
-			fmt.Fprintf(stderr, "record: cannot record: %v\n", err)
-			return exitCannotRun
+			return rep.abort(exitCannotRun, "cannot record: %v", err)
 		}
 		return command.Fail(stderr, "%v", err)
 	}
 	defer release()
 	// A usage error above is reported as one, even under CI.
 	if goldenupdate.InCI() && !force && !check && outFile == "" {
-		ci := os.Getenv("CI")
-		fmt.Fprintf(stderr, "record: refusing to write golden files with CI=%s: golden files are recorded on purpose on a "+
+		return rep.abort(exitRefused, "refusing to write golden files with CI=%s: golden files are recorded on purpose on a "+
 			"developer machine and reviewed; a CI run that records would make every replay pass. "+
-			"Use -check to see what would change, -o to save a log for comparison, or -force if you mean it.\n", ci)
-		return exitRefused
+			"Use -check to see what would change, -o to save a log for comparison, or -force if you mean it.", os.Getenv("CI"))
 	}
 	// An interrupt stops the agents, so nothing is written, or rolls back
 	// the write under way; record then exits 128+signal.
 	opts.Context = ctx
 	suite, err := harness.Load(opts)
+	if code, ok := cliflags.InterruptedStatus(ctx, err); ok {
+		return rep.abort(code, "%v", err)
+	}
 	if err != nil {
-		fmt.Fprintf(stderr, "record: cannot record: %v\n", err)
-		return exitCannotRun
+		return rep.abort(exitCannotRun, "cannot record: %v", err)
 	}
 	if opts.Listen != nil && len(suite.Fixtures()) != 1 {
 		fmt.Fprintf(stderr, "record: -listen serves one scenario; -run %q selects %d\n", opts.Run, len(suite.Fixtures()))
@@ -210,15 +210,12 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	if inProcessOnly(suite) {
 		// Decided before Record, which would prune and clean first.
-		fmt.Fprintf(stderr, "record: nothing to record here: the selected scenarios have in-process agents; record them from go test with GOLDIE_UPDATE=1\n")
-		return exitCannotRun
+		return rep.abort(exitCannotRun, "nothing to record here: the selected scenarios have in-process agents; record them from go test with GOLDIE_UPDATE=1")
 	}
 	changes, failed, err := suite.Record(harness.RecordOptions{DryRun: check, Prune: prune, SkipInProcess: true})
 	if code, ok := cliflags.InterruptedStatus(ctx, err); ok {
-		fmt.Fprintf(stderr, "record: %v\n", err)
-		return code
+		return rep.abort(code, "%v", err)
 	}
-	rep := newReporter(stdout, stderr, asJSON, check)
 	for _, r := range failed {
 		reproduce := ""
 		if f := suite.Fixture(r.Fixture); f != nil && f.Seeded() && !r.Invalid() {

@@ -41,11 +41,18 @@ type fixtureReport struct {
 	Failures  []failureReport `json:"failures"`
 }
 
+// failureReport is one failure, with the first difference of a
+// comparison as replay -json gives it.
 type failureReport struct {
-	Check   string `json:"check"`
-	File    string `json:"file,omitempty"`
-	Line    int    `json:"line,omitempty"`
-	Message string `json:"message"`
+	Check      string   `json:"check"`
+	File       string   `json:"file,omitempty"`
+	Line       int      `json:"line,omitempty"`
+	Message    string   `json:"message"`
+	Path       string   `json:"path,omitempty"`
+	Want       string   `json:"want,omitempty"`
+	Got        string   `json:"got,omitempty"`
+	Kinds      []string `json:"kinds,omitempty"`
+	CacheLines []string `json:"cacheLines,omitempty"`
 }
 
 // summaryReport is the last -json object.
@@ -72,7 +79,11 @@ func (r *reporter) failed(res *harness.Result, reproduce string) {
 			fr.Status = "invalid"
 		}
 		for _, f := range res.Failures {
-			fr.Failures = append(fr.Failures, failureReport{Check: string(f.Check), File: f.File, Line: f.Line, Message: f.Msg})
+			x := failureReport{Check: string(f.Check), File: f.File, Line: f.Line, Message: f.Msg}
+			if m := f.Mismatch; m != nil {
+				x.Path, x.Want, x.Got, x.Kinds, x.CacheLines = m.Path, m.Want, m.Got, m.Kinds, m.Cache
+			}
+			fr.Failures = append(fr.Failures, x)
 		}
 		r.js.Encode(fr)
 		return
@@ -106,6 +117,17 @@ func (r *reporter) file(status, path, note string) {
 		return
 	}
 	fmt.Fprintf(r.stdout, "%-9s %s\n", verb, path)
+}
+
+// abort says why record stops before it has anything to report (on
+// stderr, and with -json in a summary of its own) and returns code.
+func (r *reporter) abort(code int, format string, args ...any) int {
+	msg := fmt.Sprintf(format, args...)
+	fmt.Fprintf(r.stderr, "record: %s\n", msg)
+	if r.js != nil {
+		r.js.Encode(summaryReport{Summary: true, Check: r.check, Error: msg})
+	}
+	return code
 }
 
 // summary ends the report.

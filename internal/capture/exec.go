@@ -54,7 +54,7 @@ func (e *ExecError) Error() string {
 // StderrBlock formats the tail of an agent's stderr for a message: on
 // lines of its own after a heading, indented; "" when there is none.
 func StderrBlock(tail string) string {
-	if tail == "" {
+	if strings.TrimSpace(tail) == "" {
 		return ""
 	}
 	var b strings.Builder
