@@ -495,23 +495,7 @@ func TestCapturedStalledBodyDoesNotHang(t *testing.T) {
 		}()
 		<-stalled
 		// The real request, on another connection while the first stalls.
-		body := `{"model":"m","max_tokens":64,"system":"Be kind.","messages":[{"role":"user","content":"hi"}]}`
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.AnthropicBaseURL+"/v1/messages", strings.NewReader(body))
-		if err != nil {
-			return err
-		}
-		resp, err := s.HTTPClient.Do(req)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-			return err
-		}
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("HTTP %d", resp.StatusCode)
-		}
-		return nil
+		return postMessages(ctx, s, `{"model":"m","max_tokens":64,"system":"Be kind.","messages":[{"role":"user","content":"hi"}]}`)
 	}
 	s := mustLoad(t, opts)
 	done := make(chan *Result, 1)

@@ -1,8 +1,12 @@
 package harness
 
 import (
+	"context"
 	"crypto/sha256"
+	"fmt"
+	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,3 +103,24 @@ const minimalFixture = `{
   "turns": [{"user": "hi", "replies": [{"text": "hello"}]}]
 }
 `
+
+// postMessages sends one Anthropic Messages request to the session's
+// fake provider and reads the answer, failing on any status but 200.
+func postMessages(ctx context.Context, s *Session, body string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.AnthropicBaseURL+"/v1/messages", strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	resp, err := s.HTTPClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	return nil
+}

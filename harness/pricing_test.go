@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -29,22 +27,7 @@ func spacedAgent(ctx context.Context, s *Session) error {
 	}
 	body := `{"model": "claude-sonnet-4-5", "max_tokens": 100, "system": [{"type": "text", "text": "Be brief.\nCite files."}], ` +
 		`"tools": [` + strings.Join(tools, ", ") + `], "messages": [{"role": "user", "content": "What is in go.mod?"}]}`
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.AnthropicBaseURL+"/v1/messages", strings.NewReader(body))
-	if err != nil {
-		return err
-	}
-	resp, err := s.HTTPClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if _, err := io.ReadAll(resp.Body); err != nil {
-		return err
-	}
-	if resp.StatusCode != 200 {
-		return fmt.Errorf("HTTP %d", resp.StatusCode)
-	}
-	return nil
+	return postMessages(ctx, s, body)
 }
 
 const spacedFixture = `{"description": "one request written with spaces", "pin": true, "runs": 1,
