@@ -584,15 +584,39 @@ func (rd *renderer) geminiArray(a *arrayWriter) error {
 
 // ---- server-sent events
 
-// eventWriter writes server-sent events, flushing after each one so that
-// an agent sees every event when it is written. It keeps the first error
-// and writes nothing after it.
+// streamWriter writes a streamed response a piece at a time, flushing
+// after each so that an agent sees every piece when it is written. It
+// keeps the first error and writes nothing after it; kind names the
+// pieces in that error ("anthropic event", "gemini stream").
+type streamWriter struct {
+	w    http.ResponseWriter
+	rc   *http.ResponseController
+	kind string
+	err  error
+}
+
+func newStreamWriter(w http.ResponseWriter, kind string) streamWriter {
+	return streamWriter{w: w, rc: http.NewResponseController(w), kind: kind}
+}
+
+// write writes and flushes one piece, what naming it.
+func (s *streamWriter) write(b []byte, what string) {
+	if s.err != nil {
+		return
+	}
+	if _, err := s.w.Write(b); err != nil {
+		s.err = fmt.Errorf("wire: writing %s %s: %w", s.kind, what, err)
+		return
+	}
+	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		s.err = fmt.Errorf("wire: flushing %s %s: %w", s.kind, what, err)
+	}
+}
+
+// eventWriter writes server-sent events.
 type eventWriter struct {
-	w   http.ResponseWriter
-	rc  *http.ResponseController
-	f   Format
+	streamWriter
 	buf []byte
-	err error
 }
 
 // newEventWriter starts an event stream response.
@@ -600,7 +624,7 @@ func newEventWriter(w http.ResponseWriter, f Format) *eventWriter {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	return &eventWriter{w: w, rc: http.NewResponseController(w), f: f}
+	return &eventWriter{streamWriter: newStreamWriter(w, string(f)+" event")}
 }
 
 // event writes one event: an event: line when name is set, and data as
@@ -623,35 +647,18 @@ func (s *eventWriter) event(name string, data obj) {
 // done writes OpenAI Chat's closing data: [DONE].
 func (s *eventWriter) done() { s.write([]byte("data: [DONE]\n\n"), "[DONE]") }
 
-// write writes and flushes one event.
-func (s *eventWriter) write(b []byte, what string) {
-	if s.err != nil {
-		return
-	}
-	if _, err := s.w.Write(b); err != nil {
-		s.err = fmt.Errorf("wire: writing %s event %s: %w", s.f, what, err)
-		return
-	}
-	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		s.err = fmt.Errorf("wire: flushing %s event %s: %w", s.f, what, err)
-	}
-}
-
-// arrayWriter writes a JSON array an element at a time, flushing after
-// each, as Gemini streams without alt=sse. It keeps the first error and
-// writes nothing after it.
+// arrayWriter writes a JSON array an element at a time, as Gemini
+// streams without alt=sse.
 type arrayWriter struct {
-	w   http.ResponseWriter
-	rc  *http.ResponseController
-	n   int
-	err error
+	streamWriter
+	n int
 }
 
 // newArrayWriter starts a streamed JSON array response.
 func newArrayWriter(w http.ResponseWriter) *arrayWriter {
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	w.WriteHeader(http.StatusOK)
-	return &arrayWriter{w: w, rc: http.NewResponseController(w)}
+	return &arrayWriter{streamWriter: newStreamWriter(w, "gemini stream")}
 }
 
 // element writes one element: the array's opening bracket before the
@@ -674,19 +681,6 @@ func (a *arrayWriter) close() error {
 	}
 	a.write([]byte(end), "the end of the array")
 	return a.err
-}
-
-func (a *arrayWriter) write(b []byte, what string) {
-	if a.err != nil {
-		return
-	}
-	if _, err := a.w.Write(b); err != nil {
-		a.err = fmt.Errorf("wire: writing gemini stream %s: %w", what, err)
-		return
-	}
-	if err := a.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		a.err = fmt.Errorf("wire: flushing gemini stream %s: %w", what, err)
-	}
 }
 
 // ---- JSON
