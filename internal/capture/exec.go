@@ -212,22 +212,23 @@ func Run(ctx context.Context, c Command) error {
 	// and with them their ends of the pipe.
 	killGroup(cmd)
 	escaped := false
-	for start := time.Now(); ; {
+	for deadline, waiting := time.Now().Add(drainLimit), true; waiting; {
 		select {
 		case <-drained:
+			waiting = false
 		case <-time.After(drainWait):
-			if groupAlive(cmd) && time.Since(start) < drainLimit {
+			if groupAlive(cmd) && time.Now().Before(deadline) {
 				killGroup(cmd) // members slow to die, or started since
 				continue
 			}
-			escaped = true
+			escaped, waiting = true, false
 			pr.Close()
 			<-drained
 		}
-		break
 	}
+	tail := stderr.String()
 	if c.Stderr != nil {
-		*c.Stderr = stderr.String()
+		*c.Stderr = tail
 	}
 	var escape error
 	if escaped {
@@ -236,13 +237,13 @@ func Run(ctx context.Context, c Command) error {
 	}
 	switch {
 	case timedOut:
-		return &ExecError{Argv: c.Argv, Err: joinEscape(err, escape), TimedOut: c.Timeout, Stderr: stderr.String()}
+		return &ExecError{Argv: c.Argv, Err: joinEscape(err, escape), TimedOut: c.Timeout, Stderr: tail}
 	case interrupted:
-		return &ExecError{Argv: c.Argv, Err: joinEscape(ctx.Err(), escape), Stderr: stderr.String()}
+		return &ExecError{Argv: c.Argv, Err: joinEscape(ctx.Err(), escape), Stderr: tail}
 	case err != nil:
-		return &ExecError{Argv: c.Argv, Err: joinEscape(err, escape), Stderr: stderr.String()}
+		return &ExecError{Argv: c.Argv, Err: joinEscape(err, escape), Stderr: tail}
 	case escaped:
-		return &ExecError{Argv: c.Argv, Stderr: stderr.String(), Err: fmt.Errorf("the agent exited, but %w", escape)}
+		return &ExecError{Argv: c.Argv, Stderr: tail, Err: fmt.Errorf("the agent exited, but %w", escape)}
 	}
 	return nil
 }
