@@ -230,8 +230,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.format = e.Format
-	stream := e.Stream || parts.Stream
-	s.requests = append(s.requests, Request{N: n, Path: r.URL.Path, Format: e.Format, Stream: stream, Body: body, parts: parts})
+	ask := wire.AskOf(e, parts)
+	s.requests = append(s.requests, Request{N: n, Path: r.URL.Path, Format: e.Format, Stream: ask.Stream, Body: body, parts: parts})
 	if s.upstream != nil {
 		s.proxy(w, r, e, n, body, where)
 		return
@@ -242,7 +242,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.served(n)
-	if err := wire.WriteResponse(w, e, wire.AskOf(e, parts), n, s.replies[n-1]); err != nil {
+	if err := wire.WriteResponse(w, e, ask, n, s.replies[n-1]); err != nil {
 		// A reply refused before writing still gets an error response;
 		// one cut while streaming has nothing more to say to the agent.
 		s.addFailure(fmt.Sprintf("%s: writing reply %d: %v", where, n, err))
