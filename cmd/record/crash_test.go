@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/headergold/headergold/harness"
+	"github.com/headergold/headergold/internal/bundletest"
 )
 
 // crashSuite is a directory of about 50 fixtures whose content changes
@@ -36,17 +36,9 @@ const crashFixtures = 50
 func newCrashSuite(t *testing.T) *crashSuite {
 	t.Helper()
 	dir := t.TempDir()
-	s := &crashSuite{fixtures: filepath.Join(dir, "fixtures"), golden: filepath.Join(dir, "golden"), bin: filepath.Join(dir, "record")}
+	s := &crashSuite{fixtures: filepath.Join(dir, "fixtures"), golden: filepath.Join(dir, "golden"), bin: bundletest.Build(t, dir)}
 	if err := os.Mkdir(s.fixtures, 0o755); err != nil {
 		t.Fatal(err)
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	build := exec.Command(goTool, "build", "-o", s.bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return s
 }

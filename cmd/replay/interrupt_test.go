@@ -7,13 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/headergold/headergold/internal/bundletest"
 	"github.com/tidwall/gjson"
 )
 
@@ -26,14 +26,7 @@ func TestInterruptStopsReplay(t *testing.T) {
 		t.Skip("-short")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "replay")
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := bundletest.Build(t, dir)
 	fixtures, golden := filepath.Join(dir, "fixtures"), filepath.Join(dir, "golden")
 	os.Mkdir(fixtures, 0o755)
 	os.Mkdir(golden, 0o755)

@@ -2,12 +2,14 @@
 // temp dir for tests that change them, keeping what the bundled captured
 // scenarios need to run there: their agents are `go run` from the module
 // root, so the copy links go.mod, go.sum and internal/ back to the
-// repository.
+// repository. Build builds a command for tests that run it as a process.
 package bundletest
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/headergold/headergold/internal/goldenupdate"
@@ -53,4 +55,29 @@ func Dirs(t testing.TB, root string) (fixtures, golden string) {
 	SkipWhileRecording(t)
 	dir := Copy(t, root)
 	return filepath.Join(dir, "fixtures"), filepath.Join(dir, "golden")
+}
+
+// Build builds the command in the test's own package directory into dir
+// and returns the binary's path, for tests that run it as a process of
+// its own (to send it signals or kill it).
+func Build(t testing.TB, dir string) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	bin := filepath.Join(dir, filepath.Base(mustGetwd(t)))
+	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func mustGetwd(t testing.TB) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wd
 }
