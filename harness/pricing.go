@@ -139,7 +139,7 @@ func pinnedLog(golden, systemMD, toolsJSON, run []byte) ([]byte, bool) {
 		line, rest, _ := bytes.Cut(golden, []byte{'\n'})
 		golden = rest
 		data := gjson.GetBytes(line, "data")
-		if !mayBeHeader(line) || gjson.GetBytes(line, "type").String() != logformat.RequestHeader {
+		if !mayBe(line, logformat.RequestHeader) || gjson.GetBytes(line, "type").String() != logformat.RequestHeader {
 			out = append(append(out, line...), '\n')
 			continue
 		}
@@ -253,7 +253,7 @@ func headerValues(log []byte) []gjson.Result {
 	for len(log) > 0 {
 		line, rest, _ := bytes.Cut(log, []byte{'\n'})
 		log = rest
-		if mayBeHeader(line) && withinLimits(line) && gjson.GetBytes(line, "type").String() == logformat.RequestHeader {
+		if mayBe(line, logformat.RequestHeader) && withinLimits(line) && gjson.GetBytes(line, "type").String() == logformat.RequestHeader {
 			out = append(out, gjson.GetBytes(line, "data.header"))
 		}
 	}

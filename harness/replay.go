@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/headergold/headergold/internal/agent"
+	"github.com/headergold/headergold/internal/logformat"
 	"github.com/tidwall/gjson"
 )
 
@@ -292,7 +293,7 @@ func distinctHeaders(log []byte) []headerAt {
 	for n := 1; len(log) > 0; n++ {
 		line, rest, _ := bytes.Cut(log, []byte("\n"))
 		log = rest
-		if !mayBeHeader(line) || gjson.GetBytes(line, "type").String() != agent.TypeRequestHeader {
+		if !mayBe(line, logformat.RequestHeader) || gjson.GetBytes(line, "type").String() != agent.TypeRequestHeader {
 			continue
 		}
 		h := gjson.GetBytes(line, "data.header")

@@ -19,6 +19,11 @@ import (
 // sidecars, not every golden log. Templating is a fixed point: a templated
 // log templates to itself, and a golden log that does not is a guard
 // failure.
+//
+// A captured log's capture/request events keep, for a pretty-printed
+// body, the whitespace found inside its header values (headerSpaces);
+// templating leaves that member out with the values it belongs to, so that
+// a golden log does not move with the length of a tool description.
 
 // Placeholders written in place of a header's system text and tool list:
 // "<<system>>" and "<<tools>>".
@@ -41,7 +46,7 @@ func Template(log []byte) ([]byte, error) {
 	// headers: let it grow rather than reserve the full size.
 	out := make([]byte, 0, min(len(log), 4<<10))
 	for n, line := range logformat.Lines(log) {
-		if !mayBeHeader(line) {
+		if !mayBe(line, logformat.RequestHeader) && !mayBe(line, logformat.CaptureRequest) {
 			out = append(out, line...)
 			continue
 		}
@@ -69,10 +74,12 @@ func appendTemplated(dst, line []byte) ([]byte, error) {
 		}
 		return true
 	})
-	if typ != logformat.RequestHeader {
+	switch {
+	case typ == logformat.CaptureRequest && dataStart >= 0:
+		return appendWithoutHeaderSpaces(dst, line, dataStart, dataEnd), nil
+	case typ != logformat.RequestHeader:
 		return append(dst, line...), nil
-	}
-	if !complete {
+	case !complete:
 		return nil, fmt.Errorf("the event is not a complete JSON object")
 	}
 	hStart, hEnd := -1, -1
@@ -128,14 +135,44 @@ func appendTemplated(dst, line []byte) ([]byte, error) {
 	return append(dst, line[prev:]...), nil
 }
 
-// mayBeHeader tells lines that cannot be request/header events from the
-// rest without reading them whole: the log writers put the type first.
-func mayBeHeader(line []byte) bool {
+// appendWithoutHeaderSpaces appends a capture/request event whose data
+// member is line[dataStart:dataEnd] without its headerSpaces member.
+func appendWithoutHeaderSpaces(dst, line []byte, dataStart, dataEnd int) []byte {
+	from, to := -1, -1
+	prevEnd := dataStart + 1 // where the member before ends, or the object's brace
+	canon.Members(line[:dataEnd], dataStart, func(key []byte, s, e int) bool {
+		if !keyIs(key, logformat.MemberHeaderSpaces) {
+			prevEnd = e
+			return true
+		}
+		// The comma before goes with it; for the first member, the
+		// comma after.
+		from, to = prevEnd, e
+		if from == dataStart+1 {
+			j := e
+			for j < dataEnd && (line[j] == ' ' || line[j] == '\t' || line[j] == '\n' || line[j] == '\r') {
+				j++
+			}
+			if j < dataEnd && line[j] == ',' {
+				to = j + 1
+			}
+		}
+		return false
+	})
+	if from < 0 {
+		return append(dst, line...)
+	}
+	return append(append(dst, line[:from]...), line[to:]...)
+}
+
+// mayBe tells lines that cannot be events of type typ from the rest
+// without reading them whole: the log writers put the type first.
+func mayBe(line []byte, typ string) bool {
 	const prefix = `{"type":"`
 	if bytes.HasPrefix(line, []byte(prefix)) {
-		return bytes.HasPrefix(line[len(prefix):], []byte(`request/header"`))
+		return bytes.HasPrefix(line[len(prefix):], []byte(typ+`"`))
 	}
-	return bytes.Contains(line, []byte(`"`+logformat.RequestHeader+`"`))
+	return bytes.Contains(line, []byte(`"`+typ+`"`))
 }
 
 // keyIs reports whether the raw JSON key (quotes included) is name,

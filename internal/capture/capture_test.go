@@ -241,6 +241,38 @@ func TestHeaderEventOnlyWhenTheHeaderChanges(t *testing.T) {
 	}
 }
 
+// The whitespace of a pretty-printed body moves only with what it is in:
+// the templated log (a golden log) of a body does not change when its
+// system text or a tool description changes length, while the full log
+// keeps what is inside the header values and rebuilds each body.
+func TestPrettyBodyTemplatesWithoutItsHeader(t *testing.T) {
+	for _, c := range []struct {
+		f    wire.Format
+		body string
+	}{
+		{wire.Anthropic, "{\n  \"model\": \"m\",\n  \"metadata\": {\n    \"user_id\": \"u\"\n  },\n  \"system\": [\n    {\"type\": \"text\", \"text\": \"SYS\"}\n  ],\n" +
+			"  \"tools\": [\n    {\n      \"name\": \"a\",\n      \"description\": \"DESC\"\n    },\n    {\"name\": \"b\"}\n  ],\n  \"messages\": [\n    {\"role\": \"user\", \"content\": \"hi\"}\n  ]\n}\n"},
+		{wire.OpenAIChat, "{\n  \"messages\": [\n    {\"role\": \"system\", \"content\": \"SYS\"},\n    {\"role\": \"developer\", \"content\": \"more\"},\n" +
+			"    {\"role\": \"user\", \"content\": \"hi\"}\n  ],\n  \"tools\": [\n    {\"type\": \"function\", \"function\": {\"name\": \"a\", \"description\": \"DESC\"}}\n  ],\n  \"model\": \"m\"\n}"},
+		{wire.Gemini, "{\n  \"contents\": [\n    {\"role\": \"user\", \"parts\": [{\"text\": \"hi\"}]}\n  ],\n  \"tools\": [\n    {\"functionDeclarations\": [\n" +
+			"      {\"name\": \"a\", \"description\": \"DESC\"}\n    ]}\n  ],\n  \"systemInstruction\": {\n    \"parts\": [{\"text\": \"SYS\"}]\n  },\n  \"generationConfig\": {\n    \"temperature\": 0\n  }\n}\n"},
+	} {
+		short := strings.NewReplacer("SYS", "s", "DESC", "d").Replace(c.body)
+		long := strings.NewReplacer("SYS", "a much longer system text", "DESC", "a much longer description").Replace(c.body)
+		full := roundTrip(t, c.f, [][]byte{[]byte(short)})
+		if !bytes.Contains(full, []byte(`"headerSpaces":[[`)) || !bytes.Contains(full, []byte(`"spaces":[[`)) {
+			t.Errorf("%s: the full log keeps no whitespace of the header or of the rest:\n%s", c.f, full)
+		}
+		a, b := templateForTest(t, full), templateForTest(t, roundTrip(t, c.f, [][]byte{[]byte(long)}))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: the templated log moves with the length of the header values:\n%s\n%s", c.f, a, b)
+		}
+		if bytes.Contains(a, []byte("headerSpaces")) || !bytes.Contains(a, []byte(`"spaces":[[`)) {
+			t.Errorf("%s: the templated log keeps the header's whitespace, or loses the rest's:\n%s", c.f, a)
+		}
+	}
+}
+
 func TestServerFailures(t *testing.T) {
 	body := []byte(`{"model":"m","messages":[]}`)
 	cases := []struct {
@@ -387,7 +419,21 @@ func templateForTest(t *testing.T, log []byte) []byte {
 		if len(line) == 0 {
 			continue
 		}
-		if gjson.GetBytes(line, "type").String() != TypeRequestHeader {
+		switch gjson.GetBytes(line, "type").String() {
+		case TypeRequest:
+			// The whitespace inside the header values goes with them:
+			// the member ,"headerSpaces":[…] is cut out.
+			if v := gjson.GetBytes(line, "data.headerSpaces"); v.Exists() {
+				from := bytes.LastIndex(line[:v.Index], []byte(`,"headerSpaces"`))
+				if from < 0 {
+					t.Fatalf("headerSpaces is not after another member: %.200s", line)
+				}
+				line = append(bytes.Clone(line[:from]), line[v.Index+len(v.Raw):]...)
+			}
+			out = append(out, line...)
+			continue
+		case TypeRequestHeader:
+		default:
 			out = append(out, line...)
 			continue
 		}

@@ -89,7 +89,7 @@ func BuildLog(reqs []Request, replies []wire.Reply, rules []redact.Rule) (*Built
 			logLen += eventSlack + p.HeaderLen()
 			templatedLen += eventSlack + len(p.Config) + len(wire.SystemPlaceholder) + len(wire.ToolsPlaceholder)
 		}
-		n := 2*eventSlack + len(p.Rest) + len(r.Path) + len(p.Prefix) + len(p.Suffix) + 16*len(p.Spaces)
+		n := 2*eventSlack + len(p.Rest) + len(r.Path) + len(p.Prefix) + len(p.Suffix) + 16*(len(p.Spaces)+len(p.HeaderSpaces))
 		if i < len(replies) {
 			n += replyLen(replies[i])
 		}
@@ -109,7 +109,14 @@ func BuildLog(reqs []Request, replies []wire.Reply, rules []redact.Rule) (*Built
 			templated = appendHeader(templated, r.N, e.reason, r.Format, templatedParts(e.p))
 		}
 		start := len(log)
-		log = appendRequest(log, r, e.p)
+		log = appendRequest(log, r, e.p, true)
+		if len(e.p.HeaderSpaces) > 0 {
+			// The whitespace inside the header's values is the header's:
+			// the templated log, which holds no system or tools, leaves
+			// it out (the templating rule, harness.Template).
+			templated = appendRequest(templated, r, e.p, false)
+			start = len(log)
+		}
 		if i < len(replies) {
 			log = appendReply(log, r.N, replies[i])
 		}
@@ -211,7 +218,9 @@ func headerLine(line []byte) (f wire.Format, header []byte, ok bool) {
 	return wire.Format(fw), line[i : len(line)-2], true
 }
 
-func appendRequest(dst []byte, r Request, p *wire.Parts) []byte {
+// appendRequest writes the capture/request event of a request split into
+// p; a templated log's is without headerSpaces.
+func appendRequest(dst []byte, r Request, p *wire.Parts, full bool) []byte {
 	dst = open(dst, TypeRequest, r.N)
 	dst = append(dst, `,"format":`...)
 	dst = canon.AppendString(dst, string(r.Format))
@@ -227,21 +236,32 @@ func appendRequest(dst []byte, r Request, p *wire.Parts) []byte {
 		dst = append(dst, `,"suffix":`...)
 		dst = canon.AppendString(dst, p.Suffix)
 	}
-	if len(p.Spaces) > 0 {
-		dst = append(dst, `,"spaces":[`...)
-		for i, s := range p.Spaces {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, '[')
-			dst = canon.AppendInt(dst, int64(s.At))
-			dst = append(dst, ',')
-			dst = canon.AppendString(dst, s.Text)
-			dst = append(dst, ']')
-		}
-		dst = append(dst, ']')
+	dst = appendSpaces(dst, "spaces", p.Spaces)
+	if full {
+		dst = appendSpaces(dst, logformat.MemberHeaderSpaces, p.HeaderSpaces)
 	}
 	return append(dst, "}}\n"...)
+}
+
+// appendSpaces writes a member [[AT,S],…], unless there is no space.
+func appendSpaces(dst []byte, key string, spaces []wire.Space) []byte {
+	if len(spaces) == 0 {
+		return dst
+	}
+	dst = append(dst, ',')
+	dst = canon.AppendString(dst, key)
+	dst = append(dst, `:[`...)
+	for i, s := range spaces {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '[')
+		dst = canon.AppendInt(dst, int64(s.At))
+		dst = append(dst, ',')
+		dst = canon.AppendString(dst, s.Text)
+		dst = append(dst, ']')
+	}
+	return append(dst, ']')
 }
 
 // AppendReply writes a reply as the log holds it.
@@ -335,13 +355,18 @@ func eachRebuilt(log []byte, fn func(body []byte) bool) error {
 			if f := wire.Format(d.Get("format").String()); f != format {
 				return fmt.Errorf("log line %d: request in format %s under a %s header", n, f, format)
 			}
-			var spaces []wire.Space
-			d.Get("spaces").ForEach(func(_, s gjson.Result) bool {
-				spaces = append(spaces, wire.Space{At: int(s.Get("0").Int()), Text: s.Get("1").String()})
-				return true
-			})
+			spaces := func(key string) []wire.Space {
+				var out []wire.Space
+				d.Get(key).ForEach(func(_, s gjson.Result) bool {
+					out = append(out, wire.Space{At: int(s.Get("0").Int()), Text: s.Get("1").String()})
+					return true
+				})
+				return out
+			}
+			fr := wire.Frame{Prefix: d.Get("prefix").String(), Suffix: d.Get("suffix").String(),
+				Spaces: spaces("spaces"), HeaderSpaces: spaces(logformat.MemberHeaderSpaces)}
 			rest := d.Get("body")
-			body, err := header.AppendRebuild(buf[:0], line[rest.Index:rest.Index+len(rest.Raw)], d.Get("prefix").String(), d.Get("suffix").String(), spaces)
+			body, err := header.AppendRebuild(buf[:0], line[rest.Index:rest.Index+len(rest.Raw)], fr)
 			if err != nil {
 				return fmt.Errorf("log line %d: %w", n, err)
 			}

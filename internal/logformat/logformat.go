@@ -32,6 +32,11 @@ const (
 	CaptureReply   = "capture/reply"
 )
 
+// MemberHeaderSpaces is the member of a CaptureRequest event's data that
+// holds the whitespace found inside the header values of a pretty-printed
+// body: a full log's, which templating leaves out with the values.
+const MemberHeaderSpaces = "headerSpaces"
+
 // Header reasons of RequestHeader events.
 const (
 	ReasonInitial = "initial" // first header of a session

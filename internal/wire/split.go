@@ -34,11 +34,8 @@ type Parts struct {
 	// placeholder; for OpenAI Chat the leading system messages are one
 	// "<<system>>" element of messages.
 	Rest []byte
-	// Prefix and Suffix are the whitespace around the body's object.
-	Prefix, Suffix string
-	// Spaces is the whitespace removed from a pretty-printed body; Rest
-	// and the header parts are then without it.
-	Spaces []Space
+	// Frame is the whitespace the other parts are without.
+	Frame
 	// Stream is set when the body asks for a streamed response
 	// ("stream": true).
 	Stream bool
@@ -47,7 +44,21 @@ type Parts struct {
 	Usage bool
 }
 
-// Space is whitespace found at offset At of the body without whitespace.
+// Frame is the whitespace of a body that its rest and header parts are
+// without.
+type Frame struct {
+	// Prefix and Suffix are the whitespace around the body's object.
+	Prefix, Suffix string
+	// Spaces and HeaderSpaces are the whitespace removed from between
+	// the tokens of a pretty-printed body: Spaces at offsets of the rest,
+	// HeaderSpaces (what was inside a header value) at offsets of the
+	// header document ([Parts.Header]). Each thus moves only with what it
+	// is in: the whitespace of the conversation does not move with the
+	// length of a tool description.
+	Spaces, HeaderSpaces []Space
+}
+
+// Space is whitespace that was before byte At of a text without it.
 type Space struct {
 	At   int
 	Text string
@@ -61,26 +72,26 @@ func (p *Parts) Header() []byte {
 
 // HeaderLen is the length of the header document.
 func (p *Parts) HeaderLen() int {
-	n := len(`{"config":}`) + len(p.Config)
+	n := len(configKey) + len(p.Config) + 1
 	if p.System != nil {
-		n += len(`,"system":`) + len(p.System)
+		n += len(systemKey) + len(p.System)
 	}
 	if p.Tools != nil {
-		n += len(`,"tools":`) + len(p.Tools)
+		n += len(toolsKey) + len(p.Tools)
 	}
 	return n
 }
 
 // AppendHeader appends the header document to dst.
 func (p *Parts) AppendHeader(dst []byte) []byte {
-	dst = append(dst, `{"config":`...)
+	dst = append(dst, configKey...)
 	dst = append(dst, p.Config...)
 	if p.System != nil {
-		dst = append(dst, `,"system":`...)
+		dst = append(dst, systemKey...)
 		dst = append(dst, p.System...)
 	}
 	if p.Tools != nil {
-		dst = append(dst, `,"tools":`...)
+		dst = append(dst, toolsKey...)
 		dst = append(dst, p.Tools...)
 	}
 	return append(dst, '}')
@@ -276,6 +287,9 @@ func SplitAfter(body []byte, f Format, last *Parts) (*Parts, error) {
 		}
 	}
 	p.Config = append(config, '}')
+	if len(p.Spaces) > 0 {
+		p.Spaces, p.HeaderSpaces = p.placeSpaces(p.Spaces, spans)
+	}
 	rest := make([]byte, 0, len(src)-len(p.Tools)-len(p.System)+64)
 	prev := 0
 	for _, s := range spans {
@@ -295,6 +309,49 @@ const locateLimit = 1 << 20
 type span struct {
 	at, end int
 	with    string
+	part    role // roleConfig, roleSystem or roleTools
+	off     int  // where the value begins in its part
+}
+
+// The header document's layout, as [Parts.AppendHeader] writes it.
+const configKey, systemKey, toolsKey = `{"config":`, `,"system":`, `,"tools":`
+
+// placeSpaces sorts the whitespace of a squeezed body, at offsets of the
+// body without whitespace, into what lies between the members of the
+// rest, at offsets of the rest, and what lies inside a header value, at
+// offsets of the header document. Whitespace just before or just after a
+// value belongs to the rest.
+func (p *Parts) placeSpaces(spaces []Space, spans []span) (rest, header []Space) {
+	base := func(r role) int {
+		n := len(configKey)
+		if r == roleConfig {
+			return n
+		}
+		n += len(p.Config)
+		if r == roleSystem {
+			return n + len(systemKey)
+		}
+		if p.System != nil {
+			n += len(systemKey) + len(p.System)
+		}
+		return n + len(toolsKey)
+	}
+	shift, k := 0, 0
+	for _, s := range spaces {
+		for k < len(spans) && spans[k].end <= s.At {
+			shift += spans[k].end - spans[k].at - len(spans[k].with)
+			k++
+		}
+		if k < len(spans) && spans[k].at < s.At {
+			sp := spans[k]
+			header = append(header, Space{At: base(sp.part) + sp.off + s.At - sp.at, Text: s.Text})
+			continue
+		}
+		rest = append(rest, Space{At: s.At - shift, Text: s.Text})
+	}
+	// The body's order of members is not the document's.
+	slices.SortStableFunc(header, func(a, b Space) int { return a.At - b.At })
+	return rest, header
 }
 
 // member sorts one top-level member of a body into its part.
@@ -309,17 +366,17 @@ func (p *Parts) member(f Format, src []byte, kStart, kEnd, vs, vEnd int, seen ma
 		if len(*config) > 1 {
 			*config = append(*config, ',')
 		}
+		*spans = append(*spans, span{vs, vEnd, ConfigPlaceholder, roleConfig, len(*config) + vs - kStart})
 		*config = append(*config, src[kStart:vEnd]...)
-		*spans = append(*spans, span{vs, vEnd, ConfigPlaceholder})
 	case roleSystem:
 		if p.System != nil {
 			return fmt.Errorf("the body has two system members")
 		}
 		p.System = src[vs:vEnd]
-		*spans = append(*spans, span{vs, vEnd, SystemPlaceholder})
+		*spans = append(*spans, span{vs, vEnd, SystemPlaceholder, roleSystem, 0})
 	case roleTools:
 		p.Tools = src[vs:vEnd]
-		*spans = append(*spans, span{vs, vEnd, ToolsPlaceholder})
+		*spans = append(*spans, span{vs, vEnd, ToolsPlaceholder, roleTools, 0})
 	case roleOther:
 		if key == "stream" && string(src[vs:vEnd]) == "true" {
 			p.Stream = true
@@ -331,7 +388,8 @@ func (p *Parts) member(f Format, src []byte, kStart, kEnd, vs, vEnd int, seen ma
 			if first, last := leadingSystem(gjson.Parse(view(src[vs:vEnd]))); last > first {
 				first, last = first+vs, last+vs
 				p.System = append(append([]byte{'['}, src[first:last]...), ']')
-				*spans = append(*spans, span{first, last, SystemPlaceholder})
+				// The part is [first…last]: its text begins one byte in.
+				*spans = append(*spans, span{first, last, SystemPlaceholder, roleSystem, 1})
 			}
 		}
 	}
@@ -358,25 +416,48 @@ func leadingSystem(msgs gjson.Result) (first, last int) {
 
 // Rebuild gives back the body that [Split] split into p.
 func Rebuild(p *Parts) ([]byte, error) {
-	return RebuildFrom(p.Format, p.Header(), p.Rest, p.Prefix, p.Suffix, p.Spaces)
+	return RebuildFrom(p.Format, p.Header(), p.Rest, p.Frame)
 }
 
 // RebuildFrom rebuilds a request body of format f from a header document
 // (as [Parts.Header] writes it), the rest and the frame.
-func RebuildFrom(f Format, header, rest []byte, prefix, suffix string, spaces []Space) ([]byte, error) {
+func RebuildFrom(f Format, header, rest []byte, fr Frame) ([]byte, error) {
 	h, err := ParseHeader(f, header)
 	if err != nil {
 		return nil, err
 	}
-	return h.Rebuild(rest, prefix, suffix, spaces)
+	return h.Rebuild(rest, fr)
 }
 
 // Header is a header document read once to rebuild the bodies sent under
 // it. It refers to the document's bytes, which must not change.
 type Header struct {
 	format     Format
-	configs    [][]byte // each config member: key, colon, value
-	sys, tools []byte   // nil when absent
+	configs    []configMember // in document order
+	sys, tools []byte         // nil when absent
+}
+
+// configMember is a config member of a header: its raw key and value.
+type configMember struct{ key, value []byte }
+
+// doc writes the header document as [Parts.AppendHeader] does, the
+// layout whose offsets a frame's HeaderSpaces are.
+func (h *Header) doc() []byte {
+	out := append([]byte(configKey), '{')
+	for i, c := range h.configs {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, c.key...), ':'), c.value...)
+	}
+	out = append(out, '}')
+	if h.sys != nil {
+		out = append(append(out, systemKey...), h.sys...)
+	}
+	if h.tools != nil {
+		out = append(append(out, toolsKey...), h.tools...)
+	}
+	return append(out, '}')
 }
 
 // ParseHeader reads a header document of format f as [Parts.Header]
@@ -400,7 +481,7 @@ func parseHeader(f Format, header []byte) (*Header, error) {
 		switch k.Str {
 		case "config":
 			v.ForEach(func(ck, cv gjson.Result) bool {
-				out.configs = append(out.configs, header[ck.Index:cv.Index+len(cv.Raw)])
+				out.configs = append(out.configs, configMember{header[ck.Index : ck.Index+len(ck.Raw)], header[cv.Index : cv.Index+len(cv.Raw)]})
 				return true
 			})
 		case "system":
@@ -421,7 +502,6 @@ func parseHeader(f Format, header []byte) (*Header, error) {
 // ok is false for a document laid out otherwise, which [ParseHeader]
 // reads in general.
 func ReadHeader(f Format, b []byte) (h *Header, ok bool) {
-	const configKey, systemKey, toolsKey = `{"config":`, `,"system":`, `,"tools":`
 	if !bytes.HasPrefix(b, []byte(configKey)) || b[len(b)-1] != '}' {
 		return nil, false
 	}
@@ -433,7 +513,7 @@ func ReadHeader(f Format, b []byte) (h *Header, ok bool) {
 	out := &Header{format: f}
 	config := b[i:end]
 	gjson.Parse(view(config)).ForEach(func(k, v gjson.Result) bool {
-		out.configs = append(out.configs, config[k.Index:v.Index+len(v.Raw)])
+		out.configs = append(out.configs, configMember{config[k.Index : k.Index+len(k.Raw)], config[v.Index : v.Index+len(v.Raw)]})
 		return true
 	})
 	if bytes.HasPrefix(b[end:], []byte(systemKey)) {
@@ -457,25 +537,36 @@ func ReadHeader(f Format, b []byte) (h *Header, ok bool) {
 }
 
 // Rebuild rebuilds a body sent under the header from its rest and frame.
-func (h *Header) Rebuild(rest []byte, prefix, suffix string, spaces []Space) ([]byte, error) {
-	return h.AppendRebuild(nil, rest, prefix, suffix, spaces)
+func (h *Header) Rebuild(rest []byte, fr Frame) ([]byte, error) {
+	return h.AppendRebuild(nil, rest, fr)
 }
 
 // AppendRebuild is Rebuild appending to dst, so that a caller checking
 // many bodies can reuse one buffer.
-func (h *Header) AppendRebuild(dst, rest []byte, prefix, suffix string, spaces []Space) ([]byte, error) {
+func (h *Header) AppendRebuild(dst, rest []byte, fr Frame) ([]byte, error) {
+	if len(fr.HeaderSpaces) > 0 {
+		// The header's values as sent, whitespace and all: only a
+		// pretty-printed body has any, so the cost is its own.
+		pretty, err := parseHeader(h.format, unsqueeze(h.doc(), fr.HeaderSpaces))
+		if err != nil {
+			return nil, err
+		}
+		h = pretty
+	}
+	if len(fr.Spaces) > 0 {
+		rest = unsqueeze(rest, fr.Spaces)
+	}
 	f, configs := h.format, h.configs
 	r := gjson.Parse(view(rest))
 	if !r.IsObject() {
 		return nil, errors.New("the rest of the body is not a JSON object")
 	}
-	n := len(rest) + len(h.sys) + len(h.tools) + len(prefix) + len(suffix)
+	n := len(rest) + len(h.sys) + len(h.tools) + len(fr.Prefix) + len(fr.Suffix)
 	for _, c := range configs {
-		n += len(c)
+		n += len(c.value)
 	}
 	out := slices.Grow(dst, n)
-	out = append(out, prefix...)
-	body := len(out)
+	out = append(out, fr.Prefix...)
 	prev := 0
 	var err error
 	r.ForEach(func(k, v gjson.Result) bool {
@@ -483,12 +574,12 @@ func (h *Header) AppendRebuild(dst, rest []byte, prefix, suffix string, spaces [
 		vEnd := v.Index + len(v.Raw)
 		switch roleOf(f, key) {
 		case roleConfig:
-			if len(configs) == 0 || !bytes.HasPrefix(configs[0], []byte(k.Raw)) {
+			if len(configs) == 0 || string(configs[0].key) != k.Raw {
 				err = fmt.Errorf("config member %s is not next in the header's config", k.Raw)
 				return false
 			}
-			out = append(out, rest[prev:k.Index]...)
-			out = append(out, configs[0]...)
+			out = append(out, rest[prev:v.Index]...)
+			out = append(out, configs[0].value...)
 			configs = configs[1:]
 		case roleSystem:
 			if h.sys == nil {
@@ -528,10 +619,7 @@ func (h *Header) AppendRebuild(dst, rest []byte, prefix, suffix string, spaces [
 		return nil, fmt.Errorf("%d config member(s) of the header are not in the rest of the body", len(configs))
 	}
 	out = append(out, rest[prev:]...)
-	if len(spaces) > 0 {
-		out = append(out[:body], unsqueeze(out[body:], spaces)...)
-	}
-	return append(out, suffix...), nil
+	return append(out, fr.Suffix...), nil
 }
 
 // unsqueeze puts removed whitespace back.
