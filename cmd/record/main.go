@@ -13,6 +13,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -137,7 +138,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.BoolVar(&check, "check", false, "write nothing; exit 1 if recording would change a file or replay would fail on the layout")
 	fs.BoolVar(&force, "force", false, "write even when CI is set")
 	fs.BoolVar(&prune, "prune", false, "delete golden files that belong to no fixture")
-	fs.StringVar(&outFile, "o", "", "write the full, untemplated log of the one fixture -run selects to `FILE`")
+	fs.StringVar(&outFile, "o", "", "write the full, untemplated log of the one fixture -run selects to `FILE` (- for standard output)")
 	fs.BoolVar(&asJSON, "json", false, "print one JSON object per file and per fixture that fails its checks, then a summary object")
 	fs.Uint64Var(&opts.Seed, "seed", 0, "seed of the permutation runs and of subprocess agents' PYTHONHASHSEEDs, as replay's (`N`; 0 picks one)")
 	opts.MaxFileSize = harness.DefaultMaxFileSize
@@ -164,6 +165,12 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			return command.Fail(stderr, "-run: %v", err)
 		}
 		opts.Run = re
+	}
+	oSet := false
+	fs.Visit(func(f *flag.Flag) { oSet = oSet || f.Name == "o" })
+	if oSet && outFile == "" {
+		// An unset variable in -o "$OUT" must not record golden files.
+		return command.Fail(stderr, "-o needs a file name (- for standard output)")
 	}
 	if outFile != "" && (check || prune || asJSON) {
 		return command.Fail(stderr, "-o writes one log and cannot be combined with -check, -prune or -json")
@@ -202,7 +209,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return command.Fail(stderr, "-run %q matches no fixture in %s", opts.Run, opts.Fixtures)
 	}
 	if outFile != "" {
-		if err := suite.CheckOutput(outFile); err != nil {
+		if err := suite.CheckOutput(outFile); outFile != "-" && err != nil {
 			fmt.Fprintf(stderr, "record: -o %v\n", err)
 			return exitUsage
 		}
@@ -320,10 +327,11 @@ func writeLog(ctx context.Context, suite *harness.Suite, file string, stdout, st
 		// The log is still worth comparing; say what is wrong with it.
 		fmt.Fprintf(stderr, "warning: %s: %s\n", res.Fixture, f)
 	}
-	abs, err := filepath.Abs(file)
-	if err == nil {
-		err = harness.WriteFilesContext(ctx, []harness.FileWrite{{Path: abs, Data: out.Log}})
+	done := stdout
+	if file == "-" {
+		done = stderr // stdout is the log
 	}
+	err := writeOutput(ctx, file, out.Log, stdout)
 	if code, ok := cliflags.InterruptedStatus(ctx, err); ok {
 		fmt.Fprintf(stderr, "record: %v\n", err)
 		return code
@@ -332,6 +340,51 @@ func writeLog(ctx context.Context, suite *harness.Suite, file string, stdout, st
 		fmt.Fprintf(stderr, "record: %v\n", err)
 		return exitCannotRun
 	}
-	fmt.Fprintf(stdout, "wrote %s (full log of %s, %d bytes)\n", file, res.Fixture, len(out.Log))
+	fmt.Fprintf(done, "wrote %s (full log of %s, %d bytes)\n", file, res.Fixture, len(out.Log))
 	return exitOK
+}
+
+// writeOutput writes -o's log: to stdout for "-"; through a symbolic
+// link to the file it names; straight into a device or a named pipe
+// (/dev/stdout, a CI step's pipe), which a rename would replace with a
+// regular file; and into a regular file, or a new one, atomically, so
+// that a failed write leaves the old log.
+func writeOutput(ctx context.Context, file string, log []byte, stdout io.Writer) error {
+	if file == "-" {
+		_, err := stdout.Write(log)
+		return err
+	}
+	path, err := filepath.Abs(file)
+	if err != nil {
+		return err
+	}
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if path, err = filepath.EvalSymlinks(path); err != nil {
+			return fmt.Errorf("-o %s: a symbolic link to nothing that exists: %w", file, err)
+		}
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("-o %s: %w", file, err)
+	case err != nil || fi.Mode().IsRegular():
+		return harness.WriteFilesContext(ctx, []harness.FileWrite{{Path: path, Data: log}})
+	case fi.IsDir():
+		return fmt.Errorf("-o %s: is a directory; give a file name", file)
+	case fi.Mode()&(os.ModeDevice|os.ModeCharDevice|os.ModeNamedPipe) != 0:
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("-o %s: %w", file, err)
+		}
+		_, err = f.Write(log)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("-o %s: %w", file, err)
+		}
+		return nil
+	default:
+		return fmt.Errorf("-o %s: not a regular file, a device or a named pipe (%v)", file, fi.Mode().Type())
+	}
 }
