@@ -116,20 +116,26 @@ func templated(a, b *header) []Hidden {
 	return out
 }
 
-// without returns the header with the named top-level members of its
-// document left out, keeping the map of every other byte to the record.
+// without returns the header with the value of each named top-level
+// member of its document replaced by the member's placeholder, keeping the
+// map of every other byte to the record. The member itself stays: a
+// template hides what the tools are, not whether there are any, so a host
+// that loaded none differs from a golden log that holds "<<tools>>".
 func (h *header) without(hidden []Hidden) *header {
 	nh := *h
 	nh.doc = []byte{'{'}
 	nh.segs = nil
 	gjson.ParseBytes(h.doc).ForEach(func(k, v gjson.Result) bool {
-		if slices.ContainsFunc(hidden, func(x Hidden) bool { return x.Member == k.String() }) {
-			return true
-		}
 		if len(nh.doc) > 1 {
 			nh.doc = append(nh.doc, ',')
 		}
 		start, end := k.Index, v.Index+len(v.Raw)
+		if slices.ContainsFunc(hidden, func(x Hidden) bool { return x.Member == k.String() }) {
+			nh.segs = append(nh.segs, segment{len(nh.doc), h.srcOffset(start), len(k.Raw)})
+			nh.doc = append(append(nh.doc, k.Raw...), ':')
+			nh.doc = append(nh.doc, placeholders[k.String()]...)
+			return true
+		}
 		nh.segs = append(nh.segs, segment{len(nh.doc), h.srcOffset(start), end - start})
 		nh.doc = append(nh.doc, h.doc[start:end]...)
 		return true

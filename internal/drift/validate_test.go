@@ -467,6 +467,37 @@ func TestHiddenHeaderChange(t *testing.T) {
 	}
 }
 
+// A template hides what a header's system and tools are, not whether it
+// has them: a host whose plugins failed to load, so that it sent no tools,
+// differs from a golden log that holds "<<tools>>".
+func TestTemplatedMemberPresence(t *testing.T) {
+	event := func(header string) string {
+		return `{"type":"step/start","data":{"turn":1,"step":1}}` + "\n" +
+			`{"type":"request/header","data":{"turn":1,"step":1,"reason":"initial","header":` + header + `}}` + "\n"
+	}
+	golden := event(`{"config":{"model":"m"},"system":"<<system>>","tools":"<<tools>>"}`)
+	for _, c := range []struct{ name, other, path string }{
+		{"no tools", event(`{"config":{"model":"m"},"system":"S"}`), "tools"},
+		{"no system", event(`{"config":{"model":"m"},"tools":[{"name":"a"}]}`), "system"},
+		{"body without tools", `{"model":"m","system":"S","messages":[]}` + "\n", "tools"},
+	} {
+		for _, swap := range []bool{false, true} {
+			a, b := golden, c.other
+			if swap {
+				a, b = b, a
+			}
+			res := compareBytes(t, []byte(a), []byte(b), Options{NoCost: true})
+			if res.Identical || res.First == nil || res.First.Path != c.path {
+				t.Errorf("%s (swapped %v): %+v", c.name, swap, res.First)
+			}
+		}
+	}
+	full := event(`{"config":{"model":"m"},"system":"S","tools":[]}`)
+	if res := compareBytes(t, []byte(golden), []byte(full), Options{NoCost: true}); !res.Identical {
+		t.Errorf("both present: %+v", res.First)
+	}
+}
+
 // A body whose members a provider would refuse, or one without what a
 // body of its format asks (read with -format, a log is no body), cannot
 // be compared: it is an input error, with its line.
