@@ -83,12 +83,10 @@ func TestBisectRecipe(t *testing.T) {
 	write(t, filepath.Join(repo, "README.md"), append(readme, "\nAnother note.\n"...))
 	commit("README again")
 
-	// The block uses /tmp/golden-good and /tmp/hg-replay: clear them.
-	for _, p := range []string{"/tmp/golden-good", "/tmp/hg-replay"} {
-		os.RemoveAll(p)
-		t.Cleanup(func() { os.RemoveAll(p) })
-	}
-	script := strings.ReplaceAll(recipe, "LAST_GOOD", good)
+	// The block keeps its copies in /tmp: here in a directory of the
+	// test's own, so that two test runs on one machine do not share them.
+	scratch := t.TempDir()
+	script := strings.ReplaceAll(strings.ReplaceAll(recipe, "LAST_GOOD", good), "/tmp/", scratch+"/")
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = repo
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+repo, "CI=")

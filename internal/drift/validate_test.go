@@ -461,6 +461,36 @@ func TestHiddenHeaderChange(t *testing.T) {
 	if res.Identical || res.First == nil || !strings.Contains(res.First.Cause, "B's log records a header change here and A's does not") {
 		t.Errorf("a rule that matches nothing hid a change: %+v", res.First)
 	}
+	// After a change event both golden logs record, byte for byte, a
+	// change only one of them records is still drift.
+	shared := step(1) + hdr(1, "initial", tpl, `"<<tools>>"`) + msg(1) + step(2) + hdr(2, "change", tpl, `"<<tools>>"`) + msg(2)
+	more := shared + step(3) + hdr(3, "change", tpl, `"<<tools>>"`) + msg(3)
+	same := shared + step(3) + msg(3)
+	for _, c := range [][2]string{{more, same}, {same, more}} {
+		if res = compareBytes(t, []byte(c[0]), []byte(c[1]), Options{NoCost: true}); res.Identical || res.First == nil || res.First.Request != 3 {
+			t.Errorf("a change after a shared one: %+v", res.First)
+		}
+	}
+	// Bodies against a captured golden log: the bodies hold the whole
+	// header, so a tool dropped from the second body is drift there.
+	capHdr := `{"type":"request/header","data":{"request":1,"reason":"initial","format":"anthropic","header":{"config":{"model":"m"},"system":"<<system>>","tools":"<<tools>>"}}}` + "\n"
+	capReq := func(n int) string {
+		return `{"type":"capture/request","data":{"request":` + itoa(n) + `,"format":"anthropic","path":"/v1/messages","body":{"model":"<<config>>","system":"<<system>>","tools":"<<tools>>","messages":[]}}}` + "\n"
+	}
+	capGolden := capHdr + capReq(1) + capReq(2)
+	body := func(tools string) string {
+		return `{"model":"m","system":"S","tools":` + tools + `,"messages":[]}` + "\n"
+	}
+	steady := body(`[{"name":"a"},{"name":"b"}]`) + body(`[{"name":"a"},{"name":"b"}]`)
+	dropped := body(`[{"name":"a"},{"name":"b"}]`) + body(`[{"name":"a"}]`)
+	if res = compareBytes(t, []byte(capGolden), []byte(steady), Options{NoCost: true}); !res.Identical {
+		t.Errorf("bodies under one header against their golden log: %+v", res.First)
+	}
+	for _, c := range [][2]string{{capGolden, dropped}, {dropped, capGolden}} {
+		if res = compareBytes(t, []byte(c[0]), []byte(c[1]), Options{NoCost: true}); res.Identical || res.First == nil || res.First.Request != 2 {
+			t.Errorf("a tool dropped from the second body: %+v", res.First)
+		}
+	}
 	host := redact.Rule{Regex: regexp.MustCompile("host-[0-9]"), With: "<<host>>"}
 	if res = compareBytes(t, []byte(golden), []byte(changedSystem), Options{NoCost: true, Redact: []redact.Rule{host}}); !res.Identical {
 		t.Errorf("a change only in a redacted value: %+v", res.First)
