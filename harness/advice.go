@@ -33,7 +33,12 @@ func Verified(f *Fixture, res *Result) string {
 	}
 	if f.Captured() {
 		n := res.Runs
-		return fmt.Sprintf("%s match; %d run%s of the agent logged the same bytes", what, n, plural(n, "", "s"))
+		msg := fmt.Sprintf("%s match; %d run%s of the agent logged the same bytes", what, n, plural(n, "", "s"))
+		if n > 1 {
+			// What the runs varied: not what agent.env sets.
+			msg += notVaried(variationOf(f, 1, 0))
+		}
+		return msg
 	}
 	n := max(0, res.Runs-1)
 	return fmt.Sprintf("%s and %d permutation run%s match", what, n, plural(n, "", "s"))

@@ -30,30 +30,120 @@ type agentFailure struct{ msg string }
 
 func (e *agentFailure) Error() string { return e.msg }
 
-// variation says what a run of the repeat pass varies.
+// variation says what a run of the repeat pass varies, and what the
+// agent gets instead where the scenario's agent.env sets a variable the
+// pass would vary (agent.env wins).
 type variation struct {
 	run       int
 	gomaxproc int // 0 for in-process agents
 	hashSeed  uint64
+	// procs and seed are agent.env's GOMAXPROCS and PYTHONHASHSEED, for
+	// a subprocess agent.
+	procs, seed fixedVar
+}
+
+// fixedVar is a variable of the repeat pass that agent.env may set.
+type fixedVar struct {
+	set   bool
+	value string
+}
+
+// varied is one variable of a subprocess run as the agent got it.
+type varied struct {
+	name, value string
+	fixed       bool // set by agent.env, not varied
+}
+
+// vars lists GOMAXPROCS and PYTHONHASHSEED as a subprocess run's agent
+// gets them; nil for an in-process agent's run.
+func (v variation) vars() []varied {
+	if v.gomaxproc == 0 {
+		return nil
+	}
+	one := func(name, own string, f fixedVar) varied {
+		if f.set {
+			return varied{name: name, value: f.value, fixed: true}
+		}
+		return varied{name: name, value: own}
+	}
+	return []varied{
+		one("GOMAXPROCS", strconv.Itoa(v.gomaxproc), v.procs),
+		one("PYTHONHASHSEED", strconv.FormatUint(v.hashSeed, 10), v.seed),
+	}
+}
+
+// String is name=value, a value that would not read as one quoted.
+func (x varied) String() string {
+	val := x.value
+	if val == "" || strings.ContainsAny(val, " \t\r\n\"'(),;") {
+		val = strconv.Quote(val)
+	}
+	return x.name + "=" + val
 }
 
 func (v variation) String() string {
-	if v.gomaxproc == 0 {
+	vs := v.vars()
+	if vs == nil {
 		return fmt.Sprintf("run %d", v.run)
 	}
-	return fmt.Sprintf("run %d (GOMAXPROCS=%d, PYTHONHASHSEED=%d)", v.run, v.gomaxproc, v.hashSeed)
+	parts := make([]string, len(vs))
+	for i, x := range vs {
+		parts[i] = x.String()
+		if x.fixed {
+			parts[i] += " (agent.env)"
+		}
+	}
+	return fmt.Sprintf("run %d (%s)", v.run, strings.Join(parts, ", "))
+}
+
+// notVaried is the sentence that says which variables of the repeat pass
+// agent.env sets, so that the pass does not vary them, or "" when it
+// sets none (or the agent is in-process, whose runs vary neither).
+func (v variation) notVaried() string {
+	var set []string
+	hash := ""
+	for _, x := range v.vars() {
+		if !x.fixed {
+			continue
+		}
+		set = append(set, x.String())
+		if x.name == "PYTHONHASHSEED" {
+			switch x.value {
+			case "random":
+				hash = " (with random, Python draws a seed of its own in each run, which -seed does not reproduce)"
+			case "0":
+				hash = " (0 turns Python's hash randomisation off)"
+			}
+		}
+	}
+	if len(set) == 0 {
+		return ""
+	}
+	them := "it"
+	if len(set) > 1 {
+		them = "them"
+	}
+	return fmt.Sprintf("agent.env sets %s, so the repeat pass does not vary %s%s", strings.Join(set, " and "), them, hash)
 }
 
 // causes says what can make two runs of an agent differ, given what the
 // pass varied between them: a process's GOMAXPROCS changes Go
 // scheduling and PYTHONHASHSEED Python's hashing, but the timing of
 // asynchronous work varies in every run, in-process too, and is the
-// likely cause for an agent in another language.
+// likely cause for an agent in another language. A variable agent.env
+// sets is not said to vary.
 func (v variation) causes() string {
 	if v.gomaxproc == 0 {
 		return "map iteration order, goroutine scheduling, or the timing of work registering tools concurrently"
 	}
-	return "map or dict iteration order (Go maps; Python hashing, which PYTHONHASHSEED varies), thread and goroutine scheduling (which GOMAXPROCS varies), or, in any language, the timing of asynchronous work such as plugins that register tools when they are ready"
+	hashing, sched := "Python hashing, which PYTHONHASHSEED varies", "thread and goroutine scheduling (which GOMAXPROCS varies)"
+	if v.seed.set {
+		hashing = "Python hashing"
+	}
+	if v.procs.set {
+		sched = "thread and goroutine scheduling"
+	}
+	return "map or dict iteration order (Go maps; " + hashing + "), " + sched + ", or, in any language, the timing of asynchronous work such as plugins that register tools when they are ready"
 }
 
 // variationOf is run n's variation: GOMAXPROCS 1, 2, 4, 8 in turn, and
@@ -63,6 +153,7 @@ func (v variation) causes() string {
 // every replay tries other hash orders (fixed seeds give two tools from a
 // Python set one order under all of them for many pairs of names) and
 // -seed replays the same ones. 0 would turn hash randomisation off.
+// agent.env's value of either wins, and is what the run's labels show.
 func variationOf(f *Fixture, n int, seed uint64) variation {
 	v := variation{run: n}
 	if len(f.Agent.Exec) > 0 {
@@ -71,8 +162,16 @@ func variationOf(f *Fixture, n int, seed uint64) variation {
 		if n > 1 {
 			v.hashSeed = 1 + permutationSeed(seed, f.Name, n)%4294967295
 		}
+		v.procs = envVar(f, "GOMAXPROCS")
+		v.seed = envVar(f, "PYTHONHASHSEED")
 	}
 	return v
+}
+
+// envVar is agent.env's value of the variable name.
+func envVar(f *Fixture, name string) fixedVar {
+	val, ok := f.Agent.Env[name]
+	return fixedVar{set: ok, value: val}
 }
 
 // sessionEnv is the environment a captured agent gets for a fake
@@ -369,15 +468,24 @@ func repeatFailure(f *Fixture, v variation, first, again []byte) Failure {
 			kinds[i] = string(k)
 		}
 		fl.Msg = fmt.Sprintf("%s differs from run 1: request %d (header %d) differs at %s (kinds: %s); the agent's header depends on something besides the scenario: %s",
-			v, d.First.Request, d.First.Index, orRoot(d.First.Path), strings.Join(kinds, ", "), v.causes())
+			v, d.First.Request, d.First.Index, orRoot(d.First.Path), strings.Join(kinds, ", "), v.causes()) + notVaried(v)
 		return fl
 	}
 	line := 0
 	if m != nil {
 		line = m.Line
 	}
-	fl.Msg = fmt.Sprintf("%s differs from run 1 at log line %d (the headers agree; the rest of a request or the number of requests differs)", v, line)
+	fl.Msg = fmt.Sprintf("%s differs from run 1 at log line %d (the headers agree; the rest of a request or the number of requests differs)", v, line) + notVaried(v)
 	return fl
+}
+
+// notVaried is v.notVaried as the end of a message: "; " and the
+// sentence, or "".
+func notVaried(v variation) string {
+	if s := v.notVaried(); s != "" {
+		return "; " + s
+	}
+	return ""
 }
 
 func orRoot(p string) string {

@@ -348,5 +348,13 @@ func (s *Suite) Skips(f *Fixture) bool {
 // Seeded reports whether f's runs depend on the suite's seed, so that a
 // failure is replayed with it: a reference fixture's permutation runs
 // and a subprocess agent's PYTHONHASHSEED do; an in-process agent's runs
-// do not.
-func (f *Fixture) Seeded() bool { return !f.InProcess() }
+// do not, nor a subprocess agent's whose agent.env sets PYTHONHASHSEED
+// (its value wins over the seed's).
+func (f *Fixture) Seeded() bool {
+	if f.Captured() {
+		if _, set := f.Agent.Env["PYTHONHASHSEED"]; set {
+			return false
+		}
+	}
+	return !f.InProcess()
+}

@@ -378,7 +378,8 @@ func (p *printer) fixture(s *harness.Suite, res *harness.Result) {
 			// An invalid fixture's message says what to fix; no seed
 			// can reproduce it differently.
 		case !f.Seeded():
-			// No seed: nothing an in-process run does depends on it.
+			// No seed: nothing an in-process run does depends on it,
+			// nor a run whose agent.env sets PYTHONHASHSEED.
 			fmt.Fprintf(p.e.stdout, "    reproduce: %s%s -run '^%s$'\n", replayCommand.Name, p.dirFlags(), res.Fixture)
 		default:
 			fmt.Fprintf(p.e.stdout, "    reproduce: %s%s -seed %d -run '^%s$'\n", replayCommand.Name, p.dirFlags(), res.Seed, res.Fixture)
