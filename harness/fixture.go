@@ -313,8 +313,9 @@ func (f *Fixture) validateOwn() error {
 	if strings.ContainsAny(f.Description, "\r\n") {
 		return bad("description", "description must be one line")
 	}
-	if f.Extends != "" && !validName(f.Extends) {
-		return bad("extends", "%q is not a fixture name (want %s)", f.Extends, namePattern)
+	if gjson.GetBytes(f.raw, "extends").Exists() && !validName(f.Extends) {
+		// "" included: an absent extends is one left out.
+		return bad("extends", "%q is not a fixture name (want %s; leave extends out to extend nothing)", f.Extends, namePattern)
 	}
 	if err := f.Config.row().ToolOrder.Validate(); err != nil {
 		return bad("config.toolOrder", "%v", err)
@@ -393,7 +394,13 @@ func (f *Fixture) validateOwn() error {
 			}
 		}
 		var err error
-		gjson.GetBytes(f.raw, fmt.Sprintf("turns.%d.toolResults", i)).ForEach(func(k, _ gjson.Result) bool {
+		// checkFixture let only an object through (null is refused
+		// there); a non-object would call back once with an empty key.
+		results := gjson.GetBytes(f.raw, fmt.Sprintf("turns.%d.toolResults", i))
+		if !results.IsObject() {
+			continue
+		}
+		results.ForEach(func(k, _ gjson.Result) bool {
 			if id := k.String(); called[id] == "" {
 				line, col := canon.Position(f.raw, k.Index)
 				err = &FixtureError{File: f.File, Line: line, Column: col, Path: path + ".toolResults." + id,
@@ -444,6 +451,11 @@ func loadChain(dir, name string, seen []string, limit ByteSize) (*Fixture, error
 			return nil, errAt(file, raw, "extends", "%v", err)
 		}
 		return nil, err
+	}
+	if parent.Captured() {
+		// Its headers are the real agent's, not made of config, sections,
+		// plugins and listeners: there is nothing to inherit.
+		return nil, errAt(file, raw, "extends", "%q is a captured scenario (with \"agent\"); a captured scenario cannot be extended", f.Extends)
 	}
 	return f.inherit(parent)
 }

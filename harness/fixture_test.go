@@ -35,6 +35,17 @@ func TestBadFixtures(t *testing.T) {
 		{"byte-order mark", "bom", "\ufeff" + minimalFixture, 1, 1, "starts with a UTF-8 byte-order mark"},
 		{"extends missing", "orphan", "{\n  \"description\": \"x\",\n  \"extends\": \"nobody\",\n  \"turns\": [{\"user\": \"hi\"}]\n}\n",
 			3, 14, "nobody.json"},
+		// "" is a name that names nothing, not extends left out.
+		{"extends empty", "empty-extends", "{\n  \"description\": \"x\",\n  \"extends\": \"\",\n  \"turns\": [{\"user\": \"hi\"}]\n}\n",
+			3, 14, `extends: "" is not a fixture name (want ^[a-z0-9][a-z0-9-]*$; leave extends out to extend nothing)`},
+		// A captured scenario has no config, sections, plugins or
+		// listeners to inherit; the reverse is refused in decodeFixture.
+		{"extends captured", "extends-captured", "{\n  \"description\": \"x\",\n  \"extends\": \"captured-weather\",\n  \"turns\": [{\"user\": \"hi\"}]\n}\n",
+			3, 14, `extends: "captured-weather" is a captured scenario (with "agent"); a captured scenario cannot be extended`},
+		{"toolResults null", "null-results", "{\n  \"description\": \"x\",\n  \"turns\": [{\"user\": \"hi\", \"toolResults\": null}]\n}\n",
+			3, 43, "turns[0].toolResults: expected a JSON object, found JSON null (leave the member out instead)"},
+		{"turn null", "null-turn", "{\n  \"description\": \"x\",\n  \"turns\": [null]\n}\n",
+			3, 13, "turns[0]: expected a JSON object, found JSON null (leave the member out instead)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := copyBundled(t)

@@ -15,8 +15,10 @@ type shape struct {
 	kind   kind
 	fields map[string]*shape // kindObject: the members it may have
 	elem   *shape            // kindArray, kindDict: the elements' shape
-	// nullable accepts null (read as absent) for a scalar. Objects and
-	// arrays always accept it.
+	// nullable accepts null, read as absent. Without it, null is an
+	// error for every kind but kindAny, objects and arrays included: an
+	// absent member is left out. Only config.toolOrder has it, since
+	// SPEC §1 makes its null absent.
 	nullable bool
 	// orString accepts a plain string in place of the object (a tool
 	// result).
@@ -72,8 +74,7 @@ var fixtureShape = func() *shape {
 	section := object(map[string]*shape{"id": str, "order": integer, "text": str})
 	call := object(map[string]*shape{"id": str, "name": str,
 		"arguments": {kind: kindAnyObject, hint: "arguments must be a JSON object"}})
-	result := &shape{kind: kindObject, orString: true, fields: map[string]*shape{"output": str, "error": boolean},
-		hint: `expected a string or {"output": …, "error": …}`}
+	result := &shape{kind: kindObject, orString: true, fields: map[string]*shape{"output": str, "error": boolean}}
 	step := object(map[string]*shape{"turn": integer, "step": integer})
 	// A captured scenario's reply may hold what a record -upstream kept of
 	// the real response; its calls' arguments are then the provider's, not
@@ -96,7 +97,7 @@ var fixtureShape = func() *shape {
 		"pin":         boolean,
 		"extends":     str,
 		"config": object(map[string]*shape{"persona": str, "model": str,
-			"toolOrder": {kind: kindArray, elem: str}, "dependencyPolicy": str}),
+			"toolOrder": {kind: kindArray, elem: str, nullable: true}, "dependencyPolicy": str}),
 		"sections": slice("sections", section),
 		"plugins": slice("plugins", object(map[string]*shape{
 			"name":       str,
@@ -139,6 +140,9 @@ func (s *shape) expected() string {
 	case kindArray:
 		return "a JSON array"
 	case kindObject, kindDict, kindAnyObject:
+		if s.orString {
+			return `a string or {"output": …, "error": …}`
+		}
 		return "a JSON object"
 	}
 	return "a JSON value"

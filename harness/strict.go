@@ -176,18 +176,19 @@ func (w *walker) accept(s *shape, c byte, at int) *shape {
 			return anything
 		}
 	case kindObject:
-		ok = c == '{' || c == 'n' || (s.orString && c == '"')
+		ok = c == '{' || (s.orString && c == '"')
 	case kindDict:
-		ok = c == '{' || c == 'n'
+		ok = c == '{'
 	case kindArray:
-		ok = c == '[' || c == 'n'
+		ok = c == '['
 	case kindString:
-		ok = c == '"' || (c == 'n' && s.nullable)
+		ok = c == '"'
 	case kindBool:
-		ok = c == 't' || c == 'f' || (c == 'n' && s.nullable)
+		ok = c == 't' || c == 'f'
 	case kindInt:
-		ok = c == '-' || (c >= '0' && c <= '9') || (c == 'n' && s.nullable)
+		ok = c == '-' || (c >= '0' && c <= '9')
 	}
+	ok = ok || (c == 'n' && s.nullable)
 	if ok {
 		return s
 	}

@@ -169,6 +169,108 @@ func TestTypeErrorsAtTheValue(t *testing.T) {
 	}
 }
 
+// TestNullIsNotAbsent: null is an error in every member but
+// config.toolOrder (SPEC §1 makes its null absent), containers and array
+// elements included, in the words, at the position and with the path of
+// a scalar's null. mark is the n-th "null" of src.
+func TestNullIsNotAbsent(t *testing.T) {
+	const (
+		object  = "expected a JSON object, found JSON null (leave the member out instead)"
+		array   = "expected a JSON array, found JSON null (leave the member out instead)"
+		result  = `expected a string or {"output": …, "error": …}, found JSON null (leave the member out instead)`
+		call    = `"replies": [{"toolCalls": [{"id": "c1", "name": "t"}]}, {"text": "ok"}]`
+		plugin  = `{"name": "p", "tools": [{"name": "t"}]}`
+		captive = `{"description": "d", "agent": {}, `
+	)
+	for _, tc := range []struct {
+		name, src string
+		n         int // which null
+		path, msg string
+	}{
+		{"scalar", `{"description": "d", "pin": null, "turns": [{"user": "u"}]}`,
+			1, "pin", "expected bool, found JSON null (leave the member out instead)"},
+		{"config", `{"description": "d",
+  "config": null,
+  "turns": [{"user": "u"}]}`, 1, "config", object},
+		{"sections", `{"description": "d", "sections": null, "turns": [{"user": "u"}]}`, 1, "sections", array},
+		{"sections element", `{"description": "d", "sections": [null], "turns": [{"user": "u"}]}`, 1, "sections[0]", object},
+		{"plugins", `{"description": "d", "plugins": null, "turns": [{"user": "u"}]}`, 1, "plugins", array},
+		{"plugins element", `{"description": "d", "plugins": [` + plugin + `, null], "turns": [{"user": "u"}]}`, 1, "plugins[1]", object},
+		{"plugin tools", `{"description": "d", "plugins": [{"name": "p", "tools": null}], "turns": [{"user": "u"}]}`,
+			1, "plugins[0].tools", array},
+		{"plugin tools element", `{"description": "d", "plugins": [{"name": "p", "tools": [null]}], "turns": [{"user": "u"}]}`,
+			1, "plugins[0].tools[0]", object},
+		{"plugin registerAt", `{"description": "d",
+  "plugins": [{"name": "p", "registerAt": null, "tools": []}],
+  "turns": [{"user": "u"}]}`, 1, "plugins[0].registerAt", object},
+		{"dependsOn", `{"description": "d", "plugins": [{"name": "p", "tools": [{"name": "t", "dependsOn": null}]}], "turns": [{"user": "u"}]}`,
+			1, "plugins[0].tools[0].dependsOn", array},
+		{"dependsOn element", `{"description": "d", "plugins": [{"name": "p", "tools": [{"name": "t", "dependsOn": [null]}]}], "turns": [{"user": "u"}]}`,
+			1, "plugins[0].tools[0].dependsOn[0]", "expected string, found JSON null (leave the member out instead)"},
+		{"listeners", `{"description": "d", "listeners": null, "turns": [{"user": "u"}]}`, 1, "listeners", array},
+		{"listeners element", `{"description": "d", "listeners": [null], "turns": [{"user": "u"}]}`, 1, "listeners[0]", object},
+		{"listener registerAt", `{"description": "d", "listeners": [{"op": "reverse", "registerAt": null}], "turns": [{"user": "u"}]}`,
+			1, "listeners[0].registerAt", object},
+		{"listener schema", `{"description": "d", "listeners": [{"op": "addTool", "schema": null}], "turns": [{"user": "u"}]}`,
+			1, "listeners[0].schema", object},
+		{"listener section", `{"description": "d", "listeners": [{"op": "appendSection", "section": null}], "turns": [{"user": "u"}]}`,
+			1, "listeners[0].section", object},
+		{"turns", `{"description": "d", "turns": null}`, 1, "turns", array},
+		{"turns element", `{"description": "d",
+  "turns": [{"user": "u"},
+            null]}`, 1, "turns[1]", object},
+		{"replies", `{"description": "d", "turns": [{"user": "u", "replies": null}]}`, 1, "turns[0].replies", array},
+		{"replies element", `{"description": "d", "turns": [{"user": "u", "replies": [null]}]}`, 1, "turns[0].replies[0]", object},
+		{"toolCalls", `{"description": "d", "turns": [{"user": "u", "replies": [{"text": "a", "toolCalls": null}]}]}`,
+			1, "turns[0].replies[0].toolCalls", array},
+		{"toolCalls element", `{"description": "d", "turns": [{"user": "u", "replies": [{"toolCalls": [null]}]}]}`,
+			1, "turns[0].replies[0].toolCalls[0]", object},
+		// Before, a null toolResults was read as an object with one
+		// result of key "".
+		{"toolResults", `{"description": "d",
+  "turns": [{"user": "u", ` + call + `,
+    "toolResults": null}]}`, 1, "turns[0].toolResults", object},
+		{"toolResults without calls", `{"description": "d", "turns": [{"user": "u", "toolResults": null}]}`,
+			1, "turns[0].toolResults", object},
+		{"toolResults entry", `{"description": "d",
+  "turns": [{"user": "u", ` + call + `,
+    "toolResults": {"c1": null}}]}`, 1, "turns[0].toolResults.c1", result},
+		{"toolResults output", `{"description": "d", "turns": [{"user": "u", ` + call + `, "toolResults": {"c1": {"output": null}}}]}`,
+			1, "turns[0].toolResults.c1.output", "expected string, found JSON null (leave the member out instead)"},
+		{"agent", `{"description": "d", "agent": null, "replies": [{"text": "a"}]}`, 1, "agent", object},
+		{"agent exec", `{"description": "d", "agent": {"exec": null}, "replies": [{"text": "a"}]}`, 1, "agent.exec", array},
+		{"agent env", `{"description": "d", "agent": {"env": null}, "replies": [{"text": "a"}]}`, 1, "agent.env", object},
+		{"redact", captive + `"redact": null, "replies": [{"text": "a"}]}`, 1, "redact", array},
+		{"redact element", captive + `"redact": [null], "replies": [{"text": "a"}]}`, 1, "redact[0]", object},
+		{"captured replies", captive + `"replies": null}`, 1, "replies", array},
+		{"captured replies element", captive + `"replies": [{"text": "a"}, null]}`, 1, "replies[1]", object},
+		{"captured toolCalls", captive + `"replies": [{"text": "a", "toolCalls": null}]}`, 1, "replies[0].toolCalls", array},
+		{"recorded", captive + `"replies": [{"text": "a", "recorded": null}]}`, 1, "replies[0].recorded", object},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fe := fixtureErr(t, tc.src)
+			line, col := position(t, tc.src, "null", tc.n)
+			want := fmt.Sprintf("x.json:%d:%d: %s: %s", line, col, tc.path, tc.msg)
+			if got := fe.Error(); got != want {
+				t.Errorf("got  %s\nwant %s", got, want)
+			}
+		})
+	}
+}
+
+// TestNullToolOrderIsAbsent: config.toolOrder is the one member whose
+// null is read as absent (SPEC §1); it still counts as set, so it wins
+// over an inherited toolOrder.
+func TestNullToolOrderIsAbsent(t *testing.T) {
+	f, err := decodeFixture("x.json", []byte(`{"description": "d", "config": {"toolOrder": null}, "turns": [{"user": "u"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Config.ToolOrder != nil || f.configKeys["toolOrder"] != 1 {
+		t.Errorf("toolOrder = %#v (keys %v), want nil and set", f.Config.ToolOrder, f.configKeys)
+	}
+}
+
 // TestSyntaxBeforeShape: a file that is not JSON is reported as such even
 // when an unknown member comes first, and the nesting limit holds.
 func TestSyntaxBeforeShape(t *testing.T) {
