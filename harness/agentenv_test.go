@@ -164,7 +164,11 @@ func TestCapturedAgentEnvFailureLabel(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			agent, err := json.Marshal(map[string]any{"exec": []string{"sh", "-c", `echo "got GOMAXPROCS=$GOMAXPROCS PYTHONHASHSEED=$PYTHONHASHSEED" >&2; exit 1`}, "env": c.env})
+			a := map[string]any{"exec": []string{"sh", "-c", `echo "got GOMAXPROCS=$GOMAXPROCS PYTHONHASHSEED=$PYTHONHASHSEED" >&2; exit 1`}}
+			if c.env != nil {
+				a["env"] = c.env // null would be refused
+			}
+			agent, err := json.Marshal(a)
 			if err != nil {
 				t.Fatal(err)
 			}
