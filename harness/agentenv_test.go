@@ -188,3 +188,19 @@ func TestCapturedAgentEnvFailureLabel(t *testing.T) {
 		})
 	}
 }
+
+// An agent that times out after it was served every scripted reply is
+// told so: it did not exit after its last answer.
+func TestCapturedTimeoutAfterTheLastReply(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl for the sh agent")
+	}
+	script := `curl -sS -f -o /dev/null -H 'content-type: application/json' -d '{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}' "$ANTHROPIC_BASE_URL/v1/messages" || exit 3; exec sleep 30`
+	agent, err := json.Marshal(map[string]any{"exec": []string{"sh", "-c", script}, "timeout": "1s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := capturedSuite(t, map[string]string{"x": `{"description": "d", "runs": 1, "agent": ` + string(agent) + `, "replies": [{"text": "a"}]}`})
+	failureWith(t, s.Replay(s.Fixture("x")).Failures, CheckAgent,
+		"every scripted reply had been served: the agent did not exit after its last answer", "timed out after 1s (agent.timeout)")
+}

@@ -278,12 +278,28 @@ func (s *Suite) runCaptured(f *Fixture, v variation, cr captureRun) (*runResult,
 	// agent then failed (a request past the script, then exit 1), and the
 	// agent's error ends with its stderr, which must stay last.
 	problems := srv.Failures()
+	// Nothing reached the fake provider: a subprocess agent talked to
+	// another address, or to none.
+	silent := len(problems) == 0 && len(srv.Requests()) == 0 && len(cr.replies) > 0 && len(f.Agent.Exec) > 0 && s.opts.Listen == nil
+	const unreached = "nothing reached the fake provider; if the agent sent requests, they went elsewhere: does it take its base URL from " +
+		"ANTHROPIC_BASE_URL, OPENAI_BASE_URL or GOOGLE_GEMINI_BASE_URL (not an older name such as OPENAI_API_BASE)?"
 	if runErr != nil {
+		var ee *capture.ExecError
+		switch {
+		case silent:
+			problems = append(problems, unreached)
+		case errors.As(runErr, &ee) && ee.TimedOut > 0 && srv.Unused() == 0 && len(srv.Requests()) > 0:
+			problems = append(problems, "every scripted reply had been served: the agent did not exit after its last answer")
+		}
 		problems = append(problems, runErr.Error())
 	}
 	if n := srv.Unused(); n > 0 && runErr == nil {
-		problems = append(problems, fmt.Sprintf("%d scripted repl%s left unused: the agent sent %d generation request(s), the scenario scripts %d",
-			n, plural(n, "y", "ies"), len(srv.Requests()), len(cr.replies)))
+		msg := fmt.Sprintf("%d scripted repl%s left unused: the agent sent %d generation request(s), the scenario scripts %d",
+			n, plural(n, "y", "ies"), len(srv.Requests()), len(cr.replies))
+		if silent {
+			msg += "; " + unreached
+		}
+		problems = append(problems, msg)
 	}
 	if len(problems) > 0 {
 		msg := fmt.Sprintf("%s, %s:%s", who(f, cr), v, joinProblems(problems))

@@ -256,11 +256,13 @@ func TestCapturedAgentFailures(t *testing.T) {
 		want    []string
 	}{
 		"exit 1": {`{"description": "d", "agent": {"exec": ` + sh(`echo "bad config" >&2; exit 1`) + `}, "replies": [{"text": "a"}]}`,
-			CheckAgent, []string{"run 1 (GOMAXPROCS=1, PYTHONHASHSEED=1):\n  agent [sh -c", "exit status 1", "bad config"}},
+			CheckAgent, []string{"run 1 (GOMAXPROCS=1, PYTHONHASHSEED=1):\n  nothing reached the fake provider", "\n  agent [sh -c", "exit status 1", "bad config"}},
 		"timeout": {`{"description": "d", "agent": {"exec": ` + sh(`sleep 30`) + `, "timeout": "300ms"}, "replies": [{"text": "a"}]}`,
-			CheckAgent, []string{"timed out after 300ms; its process group was killed"}},
+			CheckAgent, []string{"timed out after 300ms (agent.timeout); its process group was killed"}},
 		"unused replies": {`{"description": "d", "agent": {"exec": ["true"]}, "replies": [{"text": "a"}]}`,
-			CheckAgent, []string{"1 scripted reply left unused: the agent sent 0 generation request(s), the scenario scripts 1"}},
+			CheckAgent, []string{"1 scripted reply left unused: the agent sent 0 generation request(s), the scenario scripts 1; nothing reached the fake provider; if the agent sent requests, they went elsewhere: does it take its base URL from ANTHROPIC_BASE_URL"}},
+		"exit 1 before any request": {`{"description": "d", "agent": {"exec": ` + sh(`echo "connection refused" >&2; exit 1`) + `}, "replies": [{"text": "a"}]}`,
+			CheckAgent, []string{"nothing reached the fake provider", "exit status 1", "connection refused"}},
 		"exit 0 with a caught error": {`{"description": "d", "agent": {"exec": ` + sh(`echo "caught: no config" >&2; exit 0`) + `}, "replies": [{"text": "a"}]}`,
 			CheckAgent, []string{"1 scripted reply left unused", "stderr (tail):\n    caught: no config"}},
 		"past the script": {strings.Replace(capturedFixture(`"PROMPT": "x"`, ""), `{"text": "It is a Go module."}`, `{"toolCalls": [{"id": "t3", "name": "grep"}]}`, 1),

@@ -287,11 +287,20 @@ func commonPrefix(a, b []byte) int {
 
 func eventType(line []byte) string { return gjson.GetBytes(line, "type").String() }
 
+// eventLabel names a line: its event type, or, in a sidecar, the line
+// itself, shortened.
 func eventLabel(line []byte) string {
 	if t := eventType(line); t != "" {
 		return t
 	}
-	return "a line"
+	if len(line) > 60 {
+		cut := 60
+		for cut > 0 && !utf8.RuneStart(line[cut]) {
+			cut--
+		}
+		return strconv.Quote(string(line[:cut])) + "…"
+	}
+	return strconv.Quote(string(line))
 }
 
 // window shows line around byte offset at: the whole line when short,

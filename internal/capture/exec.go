@@ -43,7 +43,7 @@ type ExecError struct {
 func (e *ExecError) Error() string {
 	var b strings.Builder
 	if e.TimedOut > 0 {
-		fmt.Fprintf(&b, "agent [%s] timed out after %s; its process group was killed", QuoteArgv(e.Argv), e.TimedOut)
+		fmt.Fprintf(&b, "agent [%s] timed out after %s (agent.timeout); its process group was killed", QuoteArgv(e.Argv), e.TimedOut)
 	} else {
 		fmt.Fprintf(&b, "agent [%s]: %v", QuoteArgv(e.Argv), e.Err)
 	}

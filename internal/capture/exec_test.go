@@ -149,7 +149,7 @@ func TestRunTimeoutKillsTheProcessGroup(t *testing.T) {
 	if !errors.As(err, &ee) || ee.TimedOut != 500*time.Millisecond {
 		t.Fatalf("Run = %v, want a timeout", err)
 	}
-	if !strings.Contains(err.Error(), "timed out after 500ms; its process group was killed") || !strings.Contains(err.Error(), "started") {
+	if !strings.Contains(err.Error(), "timed out after 500ms (agent.timeout); its process group was killed") || !strings.Contains(err.Error(), "started") {
 		t.Errorf("message %q", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {

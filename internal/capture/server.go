@@ -188,7 +188,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if !named && s.format != "" {
 			f = s.format
 		}
-		fail(f, http.StatusNotFound, "unknown path; the fake provider serves %s", wire.Paths)
+		fail(f, http.StatusNotFound, "unknown path; the fake provider serves %s%s", wire.Paths, pathHint(r.URL.Path))
 		return
 	}
 	if r.Method != http.MethodPost {
@@ -248,6 +248,23 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.addFailure(fmt.Sprintf("%s: writing reply %d: %v", where, n, err))
 		wire.WriteError(w, e.Format, http.StatusInternalServerError, "headergold fake provider: "+err.Error())
 	}
+}
+
+// pathHint says, for an unknown path that a misread base URL explains,
+// how it was misread: the same variable name holds a base URL with /v1
+// for one SDK and without it for another.
+func pathHint(path string) string {
+	switch {
+	case strings.HasPrefix(path, "/v1/v1/"):
+		if _, ok := wire.Route(path[len("/v1"):]); ok {
+			return "; the path has /v1 twice: OPENAI_BASE_URL already ends in /v1, and ANTHROPIC_BASE_URL and GOOGLE_GEMINI_BASE_URL have none"
+		}
+	case !strings.HasPrefix(path, "/v1"):
+		if _, ok := wire.Route("/v1" + path); ok {
+			return "; the path lacks /v1: the agent's base URL should end in /v1 (OPENAI_BASE_URL does; ANTHROPIC_BASE_URL does not, and its SDKs add /v1 themselves)"
+		}
+	}
+	return ""
 }
 
 func plural(n int, one, many string) string {

@@ -30,11 +30,13 @@ type Capture struct {
 	upstream     listValue
 	listen       string
 	listenRemote bool
+	records      bool // the command records (record), or only replays
 }
 
 // Register adds -listen and -listen-remote to fs, and -upstream when
 // upstream is true.
 func (c *Capture) Register(fs *flag.FlagSet, upstream bool) {
+	c.records = upstream // only record has it
 	if upstream {
 		c.registerUpstream(fs)
 	}
@@ -77,7 +79,11 @@ func (c *Capture) Apply(opts *harness.Options, stderr io.Writer) (func(), error)
 		for _, l := range s.Exports() {
 			fmt.Fprintf(stderr, "  %s\n", l)
 		}
-		fmt.Fprintln(stderr, "waiting until it has used every scripted reply (interrupt to stop; nothing is recorded then)")
+		stop := "interrupt to stop"
+		if c.records {
+			stop += "; nothing is recorded then"
+		}
+		fmt.Fprintf(stderr, "waiting until it has used every scripted reply (%s)\n", stop)
 	}
 	return func() { ln.Close() }, nil
 }

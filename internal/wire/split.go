@@ -251,8 +251,11 @@ func SplitAfter(body []byte, f Format, last *Parts) (*Parts, error) {
 	}
 	p.Prefix, p.Suffix = string(body[:start]), string(body[end:])
 	src := body[start:end]
-	if len(src) == 0 {
-		return nil, errors.New("the body is not valid JSON")
+	switch {
+	case len(body) == 0:
+		return nil, errors.New("the body is empty; a JSON object was expected")
+	case len(src) == 0:
+		return nil, errors.New("the body is only whitespace; a JSON object was expected")
 	}
 	if src[0] != '{' {
 		// Not validated further: a hostile deep array must cost nothing.

@@ -142,7 +142,8 @@ func TestSplitRejects(t *testing.T) {
 		`{"model":"a","model":"b"}`: `member "model" twice`,
 		`[1,2]`:                     "not a JSON object",
 		`{"model":`:                 "not valid JSON",
-		``:                          "not valid JSON",
+		``:                          "the body is empty",
+		" \n":                       "only whitespace",
 		`{"system":"a","system":1}`: "twice",
 	} {
 		if _, err := Split([]byte(body), Anthropic); err == nil || !strings.Contains(err.Error(), want) {
