@@ -31,9 +31,12 @@ plugins and sections in seeded random and concurrent orders.
 A captured scenario (a fixture with "agent") runs its agent as a
 subprocess against a fake provider on 127.0.0.1, as many times as its
 "runs" says (default 4; -shuffle 0 runs it once), and every run's log must
-be byte-identical to the first's. Scenarios whose agent is an in-process Go
-function run from go test (harness.Options.Agent): replay skips them and
-says so.
+be byte-identical to the first's. The agent finds the fake provider in
+ANTHROPIC_BASE_URL and GOOGLE_GEMINI_BASE_URL (http://127.0.0.1:PORT) and
+OPENAI_BASE_URL (the same, ending in /v1), with dummy API keys; the
+README's "Pinning your own agent" describes the fixture. Scenarios whose
+agent is an in-process Go function run from go test (harness.Options.Agent):
+replay skips them and says so.
 
 Examples (replay is go run github.com/headergold/headergold/cmd/replay,
 or the binary go install puts on PATH):
@@ -48,7 +51,8 @@ Flags go before or after other arguments; -h prints this help.
 
 Exit status: 0 all match, 1 mismatch or guard failure, 2 usage error,
 125 cannot test (invalid fixture, unreadable file), so it works with
-git bisect run (build the binary first: go run turns 125 into 1).
+git bisect run (build the binary first: go run turns 125 into 1);
+130 or 143 when SIGINT or SIGTERM stopped it.
 `
 
 // replayFlags are the parsed flags of a replay.
