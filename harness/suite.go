@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/headergold/headergold/internal/wire"
+	"github.com/tidwall/gjson"
 )
 
 // DefaultShuffle is the number of permutation runs per fixture.
@@ -166,7 +167,10 @@ func (f Finding) String() string { return f.File + ": " + f.Msg }
 // checks the golden directory's layout. Any invalid fixture fails the load:
 // nothing can be tested or recorded until it is fixed. The error names
 // every invalid fixture (errors.Join of one *FixtureError each, which
-// errors.As finds); with Options.Run, only the files it selects are read.
+// errors.As finds); with Options.Run, only the fixtures it selects (and
+// those they extend) are loaded, and the others are read only to find
+// those that extend them, which decide whether a late registration is
+// reached.
 func Load(opts Options) (*Suite, error) {
 	dir := opts.fixturesDir()
 	entries, err := os.ReadDir(dir)
@@ -210,6 +214,7 @@ func Load(opts Options) (*Suite, error) {
 		return nil, fmt.Errorf("fixtures: no fixtures in %s (a fixture is a file NAME.json)", dir)
 	}
 	slices.Sort(names)
+	valid := slices.Clone(names)
 	// With Run, only the selected fixtures and those they extend are
 	// loaded and guarded: a commit that breaks or deletes an unrelated
 	// fixture must not fail a bisect of this one.
@@ -234,12 +239,15 @@ func Load(opts Options) (*Suite, error) {
 		return nil, errors.Join(errs...)
 	}
 	slices.SortFunc(s.all, func(a, b *Fixture) int { return strings.Compare(a.Name, b.Name) })
+	// Whether a late registration is reached needs every fixture that
+	// extends its fixture.
 	if opts.Run == nil {
-		// Whether a late registration is reached needs every fixture
-		// that extends its fixture.
-		if err := checkReached(s.all); err != nil {
-			return nil, err
-		}
+		err = checkReached(s.all, nil)
+	} else {
+		err = reachedUnderRun(dir, valid, s.all, opts.maxFileSize())
+	}
+	if err != nil {
+		return nil, err
 	}
 	if s.leftovers, err = findLeftovers(opts.goldenDir(), dir); err != nil {
 		return nil, fmt.Errorf("golden: %w", err)
@@ -266,6 +274,41 @@ func Load(opts Options) (*Suite, error) {
 }
 
 // extended reports whether a loaded fixture extends name.
+// reachedUnderRun is checkReached for the fixtures a Run loaded: their
+// registrations are judged among them and every fixture that extends one
+// of them, loaded for this alone. When one of those cannot be read or
+// loaded (a broken fixture, which a bisect of another must get past),
+// nothing is judged: the replay without Run reports it.
+func reachedUnderRun(dir string, names []string, loaded []*Fixture, limit ByteSize) error {
+	have, files := map[string]bool{}, map[string]bool{}
+	for _, f := range loaded {
+		have[f.Name], files[f.File] = true, true
+	}
+	fixtures := slices.Clone(loaded)
+	for grew := true; grew; {
+		grew = false
+		for _, name := range names {
+			if have[name] {
+				continue
+			}
+			raw, err := readRegular(filepath.Join(dir, name+".json"), limit)
+			if err != nil {
+				return nil
+			}
+			if !have[gjson.GetBytes(raw, "extends").String()] {
+				continue
+			}
+			f, err := loadChain(dir, name, nil, limit)
+			if err != nil {
+				return nil
+			}
+			have[name], grew = true, true
+			fixtures = append(fixtures, f)
+		}
+	}
+	return checkReached(fixtures, func(file string) bool { return files[file] })
+}
+
 func (s *Suite) extended(name string) bool {
 	for _, f := range s.all {
 		if f.Extends == name {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -79,6 +80,38 @@ func TestRegisterAtReachedByAnExtension(t *testing.T) {
 	dir, err := loadSuite(t, map[string]string{"base": base, "short": short})
 	wantFixtureError(t, err, filepath.Join(dir, "base.json"), base, `{"turn"`, 1, "plugins[0].registerAt",
 		`plugin "late" registers at turn 2 step 1`, "base has 1 turn(s)", "short has 1 turn(s)")
+}
+
+// TestRegisterAtUnderRun: with Run, a late registration of a selected
+// fixture is judged among it and the fixtures that extend it, so that
+// record -run does not write a golden log for a fixture replay calls
+// invalid; an unrelated broken fixture does not stop the check, and a
+// broken extension leaves it undecided.
+func TestRegisterAtUnderRun(t *testing.T) {
+	base := `{"description": "base",
+  "plugins": [{"name": "late", "registerAt": {"turn": 2, "step": 1}, "tools": [{"name": "z"}]}],
+  "turns": [{"user": "u", "replies": [{"text": "ok"}]}]}`
+	long := `{"description": "long", "extends": "base", "turns": [{"user": "a", "replies": [{"text": "b"}]}, {"user": "c", "replies": [{"text": "d"}]}]}`
+	other := `{"description": "other", "turns": [{"user": "u", "replies": [{"text": "ok"}]}]}`
+	load := func(fixtures map[string]string, run string) (string, error) {
+		dir := t.TempDir()
+		for name, body := range fixtures {
+			writeFile(t, filepath.Join(dir, name+".json"), body)
+		}
+		_, err := Load(Options{Fixtures: dir, Golden: filepath.Join(dir, "golden"), Shuffle: -1, Run: regexp.MustCompile(run)})
+		return dir, err
+	}
+	dir, err := load(map[string]string{"base": base, "other": other, "broken": "{ not JSON"}, "^base$")
+	wantFixtureError(t, err, filepath.Join(dir, "base.json"), base, `{"turn"`, 1, "plugins[0].registerAt", "which no fixture that has it runs")
+	if _, err := load(map[string]string{"base": base, "long": long}, "^base$"); err != nil {
+		t.Errorf("reached by an extension Run does not select: %v", err)
+	}
+	if _, err := load(map[string]string{"base": base, "long": strings.Replace(long, `"turns"`, `"oops": 1, "turns"`, 1)}, "^base$"); err != nil {
+		t.Errorf("a broken extension decides nothing: %v", err)
+	}
+	if _, err := load(map[string]string{"base": base, "other": other}, "^other$"); err != nil {
+		t.Errorf("a fixture Run does not select is not judged: %v", err)
+	}
 }
 
 // TestScriptedCallsAndResults: call ids are unique within a turn, a reply
