@@ -210,6 +210,52 @@ func TestGeminiRegrouped(t *testing.T) {
 
 // A tool renamed is removed and added at one path: each side is placed
 // at that path, neither is "absent".
+// The key a body writes its system or tools under is bytes sent: an
+// escaped key, or Gemini's field in snake_case, is an encoding drift at
+// that member, either way round, located at the key; and a body written
+// like the other is identical.
+func TestBodyMemberKeys(t *testing.T) {
+	for _, c := range []struct {
+		a, b, path, note, atA string
+	}{
+		{`{"model":"m","system":"S","tools":[{"name":"a"}],"messages":[]}`, `{"model":"m","system":"S","\u0074ools":[{"name":"a"}],"messages":[]}`, "tools", "escaping", "t"},
+		{`{"model":"m","system":"S","tools":[],"messages":[]}`, `{"model":"m","sy\u0073tem":"S","tools":[],"messages":[]}`, "system", "escaping", "s"},
+		{`{"contents":[],"systemInstruction":{"parts":[{"text":"S"}]}}`, `{"contents":[],"system_instruction":{"parts":[{"text":"S"}]}}`, "system", "key spelling", `"systemInstruction"`},
+		{`{"input":"hi","instructions":"I","model":"m"}`, `{"input":"hi","instruction\u0073":"I","model":"m"}`, "system", "escaping", "s"},
+	} {
+		checkSymmetric(t, []byte(c.a), []byte(c.b))
+		res := compareBytes(t, []byte(c.a+"\n"), []byte(c.b+"\n"), Options{NoCost: true})
+		checkDrift(t, res, 1, c.path, Encoding)
+		if e := res.First.Encoding; e == nil || e.Note != c.note || e.A != c.atA || res.First.A.Offset < 0 || c.a[res.First.A.Offset:][:len(c.atA)] != c.atA {
+			t.Errorf("%s against %s: %+v, encoding %+v", c.a, c.b, res.First, res.First.Encoding)
+		}
+		if res := compareBytes(t, []byte(c.b+"\n"), []byte(c.b+"\n"), Options{NoCost: true}); !res.Identical {
+			t.Errorf("%s against itself: %+v", c.b, res.First)
+		}
+	}
+	// Gemini's top-level config members are protobuf fields, read in
+	// either spelling: the same field, named by its JSON name either way
+	// round; a member on one side only keeps its own spelling.
+	gc := `{"contents":[],"generationConfig":{"temperature":0},"safety_settings":[]}`
+	gs := `{"contents":[],"generation_config":{"temperature":0},"safety_settings":[]}`
+	checkSymmetric(t, []byte(gc), []byte(gs))
+	for _, pair := range [][2]string{{gc, gs}, {gs, gc}} {
+		res := compareBytes(t, []byte(pair[0]+"\n"), []byte(pair[1]+"\n"), Options{NoCost: true})
+		checkDrift(t, res, 1, "config.generationConfig", Encoding)
+		if res.First.Diffs[0].Note != "key spelling" {
+			t.Errorf("%s against %s: %+v", pair[0], pair[1], res.First.Diffs)
+		}
+	}
+	res := compareBytes(t, []byte(gs+"\n"), []byte(strings.Replace(gs, `"temperature":0`, `"temperature":1`, 1)+"\n"), Options{NoCost: true})
+	checkDrift(t, res, 1, "config.generation_config.temperature", Content)
+	res = compareBytes(t, []byte(gs+"\n"), []byte(strings.Replace(gs, `,"safety_settings":[]`, ``, 1)+"\n"), Options{NoCost: true})
+	checkDrift(t, res, 1, "config.safety_settings", Content)
+	// Not the conversation's key: that is not the header.
+	if res := compareBytes(t, []byte(`{"model":"m","messages":[]}`+"\n"), []byte(`{"model":"m","\u006dessages":[]}`+"\n"), Options{NoCost: true}); !res.Identical {
+		t.Errorf("an escaped conversation key: %+v", res.First)
+	}
+}
+
 func TestRenamedToolIsPlacedOnBothSides(t *testing.T) {
 	a := `{"model":"m","messages":[],"tools":[{"name":"alpha","input_schema":{}},{"name":"beta","input_schema":{}}]}`
 	b := strings.Replace(a, `"beta"`, `"beta2"`, 1)

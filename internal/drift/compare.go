@@ -236,7 +236,7 @@ func (c *comparison) pair() error {
 		res.NotCompared = mergeHidden(res.NotCompared, hidden)
 	}
 	var d *Difference
-	same := bytes.Equal(ha.doc, hb.doc)
+	same := bytes.Equal(ha.doc, hb.doc) && sameWireKeys(ha, hb)
 	if same && c.docsKnown {
 		d = hiddenChange(sa, sb, fullA, fullB, prevA, prevB, hidden, len(c.opts.Redact) > 0,
 			bytes.Equal(c.docA, ha.doc), bytes.Equal(c.docB, hb.doc), !bytes.Equal(c.fullA, fullA.doc), !bytes.Equal(c.fullB, fullB.doc))
@@ -266,6 +266,13 @@ func (c *comparison) pair() error {
 		price(res, d, sa.pricingOf(fullA), sb.pricingOf(fullB), c.opts.Model)
 	}
 	return nil
+}
+
+// sameWireKeys reports whether two bodies write their system and tools
+// under the same keys, where both are known (see walker.wireKey).
+func sameWireKeys(a, b *header) bool {
+	same := func(x, y string) bool { return x == "" || y == "" || x == y }
+	return same(a.systemRaw, b.systemRaw) && same(a.toolsRaw, b.toolsRaw)
 }
 
 // hiddenChange reports a header change that one log records and the

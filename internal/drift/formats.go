@@ -67,6 +67,11 @@ type header struct {
 	wireBase  string
 	systemKey string
 	toolsKey  string
+	// systemRaw and toolsRaw are those members' keys as the body writes
+	// them (Gemini's systemInstruction or system_instruction, escapes
+	// and all), "" for a log or for OpenAI Chat's system.
+	systemRaw string
+	toolsRaw  string
 	reason    string
 	turn      int
 	step      int
@@ -361,6 +366,7 @@ func (h *header) locate(p *wire.Parts) {
 				h.align(v.Index+1, v.Index+len(v.Raw)-1, system.start)
 				return true
 			}
+			h.systemRaw = system.key.Raw
 			h.segs = append(h.segs, segment{k.Index, system.key.Index, 1})
 			h.align(v.Index, v.Index+len(v.Raw), system.start)
 		case "tools":
@@ -368,6 +374,7 @@ func (h *header) locate(p *wire.Parts) {
 				return true
 			}
 			h.toolsKey = gjson.Escape(tools.key.Str)
+			h.toolsRaw = tools.key.Raw
 			h.segs = append(h.segs, segment{k.Index, tools.key.Index, 1})
 			h.align(v.Index, v.Index+len(v.Raw), tools.start)
 		}

@@ -5,10 +5,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/headergold/headergold/internal/canon"
+	"github.com/headergold/headergold/internal/logformat"
+	"github.com/headergold/headergold/internal/wire"
 	"github.com/tidwall/gjson"
 )
 
@@ -146,7 +149,9 @@ func child(comps []string, key string) []string {
 
 // value compares two values at comps; tool names the tool they are in.
 func (w *walker) value(comps []string, a, b gjson.Result, tool string) {
-	if a.Raw == b.Raw {
+	if a.Raw == b.Raw && (len(comps) > 0 || sameWireKeys(w.a, w.b)) {
+		// (Two bodies may write the same document's members under other
+		// keys: see wireKey.)
 		return
 	}
 	ka, kb := kindOf(a), kindOf(b)
@@ -274,9 +279,13 @@ func (w *walker) object(comps []string, a, b gjson.Result, tool string) {
 	before := w.total
 	ma, dupA := members(a)
 	mb, dupB := members(b)
+	name := func(m member) string { return m.key.Str }
+	if w.geminiConfig(comps) {
+		name = func(m member) string { return camel(m.key.Str) }
+	}
 	index := make(map[string]int, len(mb))
 	for j, m := range mb {
-		index[m.key.Str] = j
+		index[name(m)] = j
 	}
 	matchA, matchB := make([]int, len(ma)), make([]int, len(mb))
 	for j := range matchB {
@@ -284,7 +293,7 @@ func (w *walker) object(comps []string, a, b gjson.Result, tool string) {
 	}
 	for i, m := range ma {
 		matchA[i] = -1
-		if j, ok := index[m.key.Str]; ok {
+		if j, ok := index[name(m)]; ok {
 			matchA[i], matchB[j] = j, i
 		}
 	}
@@ -321,7 +330,7 @@ func (w *walker) object(comps []string, a, b gjson.Result, tool string) {
 		if i == len(ma) && j == len(mb) {
 			break
 		}
-		takeA := j == len(mb) || i < len(ma) && (i < j || i == j && ma[i].key.Str <= mb[j].key.Str)
+		takeA := j == len(mb) || i < len(ma) && (i < j || i == j && name(ma[i]) <= name(mb[j]))
 		switch {
 		case takeA && matchA[i] < 0:
 			doneA[i] = true
@@ -335,7 +344,13 @@ func (w *walker) object(comps []string, a, b gjson.Result, tool string) {
 				x, y = matchB[j], j
 			}
 			doneA[x], doneB[y] = true, true
-			w.bothMember(child(comps, gjson.Escape(ma[x].key.Str)), ma[x], mb[y], root, tool)
+			// Two spellings of one Gemini field go by its JSON name,
+			// whichever side is A; one spelling, by itself.
+			key := ma[x].key.Str
+			if key != mb[y].key.Str {
+				key = name(ma[x])
+			}
+			w.bothMember(child(comps, gjson.Escape(key)), ma[x], mb[y], root, tool)
 		}
 	}
 	if w.total == before {
@@ -371,14 +386,94 @@ func (w *walker) bothMember(at []string, ma, mb member, root bool, tool string) 
 	if !sameDropped(ma, mb) {
 		w.duplicate(at, ma, mb, tool)
 	}
-	if ma.key.Raw != mb.key.Raw { // the same key, escaped another way
+	switch {
+	case ma.key.Raw == mb.key.Raw:
+	case ma.key.Str == mb.key.Str: // the same key, escaped another way
 		w.escaping(at, ma.key, mb.key, tool)
+	default: // a Gemini field in camelCase against snake_case
+		oa, ob := w.offsets(ma.key.Index, mb.key.Index)
+		w.encodingDiff(at, tool, "key spelling", oa, ob, ma.key.Raw, mb.key.Raw)
+	}
+	if root {
+		w.wireKey(at, ma, mb)
 	}
 	if root && ma.key.Str == "tools" && ma.val.IsArray() && mb.val.IsArray() {
 		w.toolList(at, ma.val, mb.val)
 		return
 	}
 	w.value(at, ma.val, mb.val, tool)
+}
+
+// wireKey compares the keys two bodies write a header's system or tools
+// member under, which the header document spells one way: the bytes sent
+// differ when one escapes the key, or spells Gemini's field in snake_case
+// (system_instruction against systemInstruction).
+func (w *walker) wireKey(at []string, ma, mb member) {
+	raw := func(h *header) string {
+		switch ma.key.Str {
+		case logformat.MemberSystem:
+			return h.systemRaw
+		case logformat.MemberTools:
+			return h.toolsRaw
+		}
+		return ""
+	}
+	ka, kb := raw(w.a), raw(w.b)
+	if ka == "" || kb == "" || ka == kb {
+		return
+	}
+	// The document's key stands for the record's: offsets are the
+	// record key's, and an escape's is counted from there.
+	oa, ob := w.offsets(ma.key.Index, mb.key.Index)
+	if gjson.Parse(ka).Str != gjson.Parse(kb).Str {
+		w.encodingDiff(at, "", "key spelling", oa, ob, ka, kb)
+		return
+	}
+	start := tokenStart(ka, commonPrefix(ka, kb))
+	ta, tb := token(ka, start), token(kb, start)
+	if w.encoding == nil {
+		w.encToks = [2]string{ta, tb}
+	}
+	w.encodingDiff(at, "", "escaping", shift(oa, start), shift(ob, start), ta, tb)
+}
+
+// geminiConfig reports whether comps is the config of two Gemini bodies,
+// whose members are protobuf fields that Gemini reads in camelCase or
+// snake_case alike (generationConfig, generation_config). Only there:
+// deeper down, a Struct or Value field (a schema's default, a call's
+// args) holds data whose keys are no field names.
+func (w *walker) geminiConfig(comps []string) bool {
+	return len(comps) == 1 && comps[0] == logformat.MemberConfig &&
+		w.a.sentAs() == Format(wire.Gemini) && w.b.sentAs() == Format(wire.Gemini)
+}
+
+// camel is a protobuf field's JSON name: snake_case in lowerCamelCase.
+func camel(key string) string {
+	if !strings.Contains(key, "_") {
+		return key
+	}
+	var b strings.Builder
+	up := false
+	for _, r := range key {
+		switch {
+		case r == '_':
+			up = true
+		case up:
+			b.WriteRune(unicode.ToUpper(r))
+			up = false
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// shift moves a known offset by n.
+func shift(off, n int) int {
+	if off < 0 {
+		return off
+	}
+	return off + n
 }
 
 // array compares two arrays element by element.
