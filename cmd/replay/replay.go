@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -245,6 +246,16 @@ func runReplay(args []string, e env) int {
 		fmt.Fprintf(e.stderr, "replay: -listen serves one scenario; -run %q selects %d\n", rf.opts.Run, len(suite.Fixtures()))
 		return exitUsage
 	}
+	if dir := cmp.Or(rf.opts.Golden, "golden"); !isDir(dir) {
+		// Every fixture would run, agents and all, to find nothing to
+		// compare with: a mistyped -golden is said once, up front.
+		msg := fmt.Sprintf("the golden directory %s does not exist (or is not a directory); record the fixtures into it with record%s", dir, cliflags.DirFlags(rf.opts.Fixtures, rf.opts.Golden))
+		fmt.Fprintf(e.stderr, "replay: cannot test: %s\n", msg)
+		if rf.json {
+			newPrinter(e, rf).summary(summaryReport{Summary: true, Seed: suite.Seed(), Errors: []string{msg}})
+		}
+		return exitCannotRun
+	}
 	out := newPrinter(e, rf)
 	if rf.verbose {
 		out.linef("seed %d (replay the same orders with -seed %d)", suite.Seed(), suite.Seed())
@@ -474,4 +485,10 @@ func (p *printer) skip(name string) {
 		return
 	}
 	fmt.Fprintf(p.e.stdout, "%s %-24s %s\n", p.paint("33", "skip"), name, why)
+}
+
+// isDir reports whether path names a directory (a link to one included).
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
