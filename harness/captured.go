@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -152,6 +153,18 @@ func (f *Fixture) validateCaptured() error {
 	}
 	if len(f.Agent.Exec) == 0 && root.Get("agent.exec").Exists() {
 		return bad("agent.exec", "exec needs at least the program; leave it out for an in-process Go agent")
+	}
+	for _, k := range slices.Sorted(maps.Keys(f.Agent.Env)) {
+		// What an environment cannot hold: exec would refuse it at the
+		// start, or set another variable ("A=B": "x" sets A).
+		switch {
+		case k == "":
+			return bad("agent.env", `a variable needs a name; "" is none`)
+		case strings.ContainsAny(k, "=\x00"):
+			return bad("agent.env", "%q is no variable name: a name holds no = and no NUL byte", k)
+		case strings.Contains(f.Agent.Env[k], "\x00"):
+			return bad("agent.env", "the value of %s holds a NUL byte, which no environment can hold", k)
+		}
 	}
 	if f.Runs != nil && *f.Runs < 1 {
 		return bad("runs", "runs counts from 1 (1 disables the repeat pass)")

@@ -13,6 +13,7 @@ package redact
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/headergold/headergold/internal/canon"
@@ -46,6 +47,9 @@ func (r Rule) Check() error {
 		return fmt.Errorf("a redaction needs a path or a regex")
 	case r.Regex != nil:
 		return nil
+	}
+	if slices.Contains(strings.Split(r.Path, "."), "") {
+		return fmt.Errorf("%s: a path has no empty component (two dots, or a dot at an end)", r)
 	}
 	head, _, _ := strings.Cut(r.Path, ".")
 	switch head {

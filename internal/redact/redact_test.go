@@ -59,6 +59,7 @@ func TestRuleCheck(t *testing.T) {
 	}{
 		{Rule{Path: "config.model"}, true}, {Rule{Path: "system"}, true}, {Rule{Path: "tools.3.name"}, true}, {Rule{Regex: re}, true},
 		{Rule{}, false}, {Rule{Path: "config"}, false}, {Rule{Path: "messages.0"}, false}, {Rule{Path: "x", Regex: re}, false},
+		{Rule{Path: "config..model"}, false}, {Rule{Path: "config.model."}, false}, {Rule{Path: ".config.model"}, false},
 	} {
 		if err := c.r.Check(); (err == nil) != c.ok {
 			t.Errorf("%v.Check() = %v", c.r, err)
