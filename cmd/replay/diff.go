@@ -30,7 +30,10 @@ caching, and how many later requests differ. Inputs with different numbers of
 requests are drift even when the requests they share agree ("A has 5
 requests, B has 4; the 4 they share have the same headers"). Every line of
 both inputs must be a valid event (session log) or request body of a known
-format. A or B may be "-" for standard input.
+format; a session-log event byte-identical to the other input's beside it
+is taken as it is, unvalidated, so that two copies of a large log cost a
+comparison, not a parse.
+A or B may be "-" for standard input.
 
 The cost: the provider caches the prefix of a request in its own render order
 (Anthropic: tools, system, messages). B's request is taken as the one sent
