@@ -57,7 +57,7 @@ func TestGuardNotTemplated(t *testing.T) {
 	out, _ := s.Check(s.Fixture("one"))
 	// The full log in place of the templated one: it is not a fixed point.
 	writeFile(t, filepath.Join(opts.Golden, "one.golden"), string(out.Log))
-	failureWith(t, replayOne(t, s, "one"), CheckGuard, "one.golden:4", "not templated")
+	failureWith(t, replayOne(t, s, "one"), CheckGuard, "one.golden:4", "not templated at data.header.system", `it holds "P.", not "<<system>>"`)
 }
 
 func TestGuardSidecars(t *testing.T) {

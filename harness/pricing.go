@@ -62,13 +62,22 @@ func withinLimits(data []byte) bool { return drift.CheckRecord("", 1, data) == n
 // attachCost prices the drift of a pinned fixture's failing replay and
 // attaches the lines to the first golden or sidecar failure that has a
 // mismatch. Nothing is attached when the golden files cannot be read or
-// put together, or no header differs.
+// put together, when one of them differs first in its form (CRLF line
+// endings, a byte order mark, bytes that are not UTF-8), or no header
+// differs.
 func attachCost(fails []Failure, golden, system, tools string, out *Outputs, limit ByteSize) {
 	at := -1
 	for i, f := range fails {
 		if (f.Check == CheckGolden || f.Check == CheckSidecar) && f.Mismatch != nil {
-			at = i
-			break
+			if f.Mismatch.form {
+				// A golden file converted (CRLF, a byte order mark) or
+				// not UTF-8 cannot be put together into the header it
+				// stands for: its failure says so, and no header drifted.
+				return
+			}
+			if at < 0 {
+				at = i
+			}
 		}
 	}
 	if at < 0 || out == nil || len(out.Log) == 0 {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/headergold/headergold/internal/agent"
 	"github.com/headergold/headergold/internal/logformat"
@@ -259,7 +260,7 @@ func (s *Suite) checkUniformity(f *Fixture, r *runResult, res *Result) {
 		msg := fmt.Sprintf("%s extends the pin %s without adding config, sections, plugins or listeners, so its headers must be the pin's; header %d differs", f.Name, parent.Name, i+1)
 		var m *Mismatch
 		if i < len(want) && i < len(got) {
-			m = lineMismatch(file, line, []byte(want[i].raw), []byte(got[i].raw))
+			m = lineMismatch(file, line, []byte(want[i].raw), []byte(got[i].raw), sides{"the pin " + parent.Name, f.Name})
 			msg += " at " + m.Path
 		} else {
 			msg += fmt.Sprintf(": the pin has %d distinct headers, %s %d", len(want), f.Name, len(got))
@@ -372,12 +373,9 @@ func (s *Suite) compareLog(f *Fixture, file string, want []byte, out *Outputs) [
 	}
 	if !bytes.Contains(want, []byte("\r\n")) {
 		if t, err := Template(want); err != nil || !bytes.Equal(t, want) {
-			line := 0
-			if m := compareFile(file, want, t); m != nil {
-				line = m.Line
-			}
-			return []Failure{{Check: CheckGuard, File: file, Line: line,
-				Msg: "golden log is not templated: headers must hold \"<<system>>\" and \"<<tools>>\"; " + s.opts.Commands.record("^"+f.Name+"$")}}
+			fail := notTemplated(file, want, t, err)
+			fail.Msg += "; " + s.opts.Commands.record("^"+f.Name+"$")
+			return []Failure{fail}
 		}
 	}
 	var fails []Failure
@@ -388,4 +386,87 @@ func (s *Suite) compareLog(f *Fixture, file string, want []byte, out *Outputs) [
 		fails = append(fails, Failure{Check: CheckGolden, File: file, Line: m.Line, Msg: m.Reason, Mismatch: m})
 	}
 	return fails
+}
+
+// notTemplated is the guard failure of a golden log that is not a fixed
+// point of [Template]: t is the log templated, or err why it cannot be.
+// It names the line and the JSON path of the first value that is not its
+// placeholder, what that value is, and shows the line beside the line as
+// templating writes it.
+func notTemplated(file string, want, t []byte, err error) Failure {
+	const must = "headers must hold \"" + SystemPlaceholder + "\" and \"" + ToolsPlaceholder + "\""
+	fail := Failure{Check: CheckGuard, File: file, Msg: "golden log is not templated: " + must}
+	var m *Mismatch
+	var te *TemplateError
+	switch {
+	case errors.As(err, &te):
+		m = &Mismatch{File: file, Line: te.Line, Path: te.Path, Reason: te.Msg}
+		if te.Line >= 1 {
+			if lines := splitLines(want); te.Line <= len(lines) {
+				line := lines[te.Line-1]
+				m.Event = eventType(line)
+				if te.Start >= 0 && te.Start < te.End && te.End <= len(line) {
+					m.Want = window(line, te.Start)
+					if with := placeholderFor(te.Path); with != "" {
+						fixed := slices.Concat(line[:te.Start], []byte(`"`+with+`"`), line[te.End:])
+						m.Got = window(fixed, te.Start)
+					}
+				}
+			}
+		}
+	case err == nil:
+		m = compareFile(file, want, t)
+	}
+	if m == nil {
+		return fail
+	}
+	fail.Line, fail.Mismatch = m.Line, m
+	if m.Path == "" {
+		if err != nil {
+			fail.Msg = fmt.Sprintf("golden log is not templated: %s; %s", m.Reason, must)
+		}
+		return fail
+	}
+	value := ""
+	if lines := splitLines(want); m.Line >= 1 && m.Line <= len(lines) {
+		if v := gjson.GetBytes(lines[m.Line-1], m.Path); v.Exists() {
+			value = v.Raw
+		}
+	}
+	with := placeholderFor(m.Path)
+	switch {
+	case value != "" && with != "":
+		fail.Msg = fmt.Sprintf("golden log is not templated at %s: it holds %s, not %q; %s", m.Path, shorten(value), with, must)
+	case value != "":
+		fail.Msg = fmt.Sprintf("golden log is not templated at %s: it holds %s; %s", m.Path, shorten(value), must)
+	default:
+		fail.Msg = fmt.Sprintf("golden log is not templated at %s: %s; %s", m.Path, cmpOr(m.Reason, "it differs from the log templated"), must)
+	}
+	return fail
+}
+
+// placeholderFor is the placeholder the value at a header path stands for
+// in a golden log, "" when it has none.
+func placeholderFor(path string) string {
+	switch path {
+	case "data.header.system":
+		return SystemPlaceholder
+	case "data.header.tools":
+		return ToolsPlaceholder
+	}
+	return ""
+}
+
+// shorten shows a JSON value on one line, its first 60 bytes when long,
+// escaped as a window is.
+func shorten(raw string) string {
+	const most = 60
+	if len(raw) <= most {
+		return escapeBytes([]byte(raw))
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(raw[cut]) {
+		cut--
+	}
+	return escapeBytes([]byte(raw[:cut])) + "…"
 }

@@ -42,6 +42,11 @@ type Mismatch struct {
 	// Moved, Added and Removed name the tools that moved, appeared and
 	// went in that header, when its tools differ in order or membership.
 	Moved, Added, Removed []string
+
+	// form is set when what differs is the form of the expected file
+	// (CRLF line endings, a byte order mark, bytes that are not UTF-8)
+	// rather than what it holds: no header drift to price or classify.
+	form bool
 }
 
 // CacheCost is what a drift costs in prompt caching (SPEC §7): its JSON
@@ -116,7 +121,7 @@ const windowSize = 48
 // lines, members in document order.
 func compareFile(file string, want, got []byte) *Mismatch {
 	m := compareBytes(file, want, got)
-	if m != nil && m.Path == "" && m.Want != "" && m.Got != "" && strings.HasSuffix(file, ".system.md") {
+	if m != nil && !m.form && m.Path == "" && m.Want != "" && m.Got != "" && strings.HasSuffix(file, ".system.md") {
 		return systemMismatch(m, want)
 	}
 	return m
@@ -126,11 +131,10 @@ func compareBytes(file string, want, got []byte) *Mismatch {
 	if bytes.Equal(want, got) {
 		return nil
 	}
-	if i := bytes.Index(want, []byte("\r\n")); i >= 0 && !bytes.Contains(got, []byte("\r\n")) {
-		line := 1 + bytes.Count(want[:i], []byte{'\n'})
-		return &Mismatch{File: file, Line: line, Reason: "line endings are CRLF, not LF: the file was converted " +
-			"(a checkout without `-text` in .gitattributes, or an editor); restore it from git or record it again"}
+	if m := formMismatch(file, want, got); m != nil {
+		return m
 	}
+	names := sidesOf(file)
 	wl, gl := splitLines(want), splitLines(got)
 	for i := 0; i < len(wl) || i < len(gl); i++ {
 		switch {
@@ -144,21 +148,111 @@ func compareBytes(file string, want, got []byte) *Mismatch {
 				Want:   window(wl[i], 0)}
 		case !bytes.Equal(wl[i], gl[i]):
 			if len(wl) > 1 && withinLimits(want) && withinLimits(got) && gjson.ValidBytes(want) && gjson.ValidBytes(got) {
-				return docMismatch(file, i+1, want, got, wl[i], gl[i])
+				return docMismatch(file, i+1, want, got, wl[i], gl[i], names)
 			}
-			return lineMismatch(file, i+1, wl[i], gl[i])
+			return lineMismatch(file, i+1, wl[i], gl[i], names)
 		}
 	}
 	// Same lines, different bytes: only the final newline differs.
 	return &Mismatch{File: file, Line: len(wl), Reason: "the final newline differs"}
 }
 
-func lineMismatch(file string, n int, want, got []byte) *Mismatch {
+// utf8BOM is the byte order mark some editors write at the start of a
+// UTF-8 file.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// formMismatch reports an expected file whose form differs from what the
+// run writes, whatever it holds: CRLF line endings, a byte order mark,
+// bytes that are not UTF-8. The run writes none of these, so a line diff
+// would only show invisible bytes; nil when the form is the run's.
+func formMismatch(file string, want, got []byte) *Mismatch {
+	const fix = "restore it from git or record it again"
+	bom := bytes.HasPrefix(want, utf8BOM) && !bytes.HasPrefix(got, utf8BOM)
+	crlf := bytes.Index(want, []byte("\r\n"))
+	if bytes.Contains(got, []byte("\r\n")) {
+		crlf = -1
+	}
+	switch {
+	case bom && crlf >= 0:
+		return &Mismatch{File: file, Line: 1, form: true, Reason: "the file starts with a UTF-8 byte order mark (bytes EF BB BF) " +
+			"and its line endings are CRLF, not LF: an editor converted it; remove the mark and convert the line endings to LF, or " + fix}
+	case bom:
+		return &Mismatch{File: file, Line: 1, form: true, Reason: "the file starts with a UTF-8 byte order mark (bytes EF BB BF), " +
+			"which the run never writes: an editor added it; remove it, or " + fix}
+	case crlf >= 0:
+		line := 1 + bytes.Count(want[:crlf], []byte{'\n'})
+		return &Mismatch{File: file, Line: line, form: true, Reason: "line endings are CRLF, not LF: the file was converted " +
+			"(a checkout without `-text` in .gitattributes, or an editor); " + fix}
+	}
+	if utf8.Valid(want) || !utf8.Valid(got) {
+		return nil
+	}
+	at := invalidUTF8(want)
+	start := bytes.LastIndexByte(want[:at], '\n') + 1
+	n := 1 + bytes.Count(want[:start], []byte{'\n'})
+	wl := splitLines(want)[n-1]
+	m := &Mismatch{File: file, Line: n, Event: eventType(wl), Want: window(wl, at-start), form: true}
+	where := ""
+	if gl := splitLines(got); n <= len(gl) {
+		m.Got = window(gl[n-1], at-start)
+		// The path of the first difference, as the line diff would give
+		// it: in the whole document (a tools sidecar), or in the line.
+		a, b := want, got
+		if !gjson.ValidBytes(a) || !gjson.ValidBytes(b) {
+			a, b = wl, gl[n-1]
+		}
+		if withinLimits(a) && withinLimits(b) && gjson.ValidBytes(a) && gjson.ValidBytes(b) {
+			if d := firstDiff(gjson.ParseBytes(a), gjson.ParseBytes(b), "", sidesOf(file)); d.path != "" {
+				m.Path = d.path
+				where = " (in " + d.path + ")"
+			}
+		}
+	}
+	m.Reason = fmt.Sprintf("the file is not valid UTF-8: byte %s at byte %d of the line%s, shown escaped; the run writes UTF-8 only: %s",
+		escapeBytes(want[at:at+1]), at-start, where, fix)
+	return m
+}
+
+// invalidUTF8 returns the offset of the first byte of b that does not
+// start a valid UTF-8 encoding, len(b) when there is none.
+func invalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return len(b)
+}
+
+// sides names the two sides of a comparison in its reasons: the expected
+// file and what the run produced.
+type sides struct{ want, got string }
+
+// sidesOf names the sides of a comparison with file.
+func sidesOf(file string) sides {
+	switch {
+	case file == "log":
+		// Two runs of the same fixture (the permutation and repeat passes).
+		return sides{"the first run", "this run"}
+	case strings.HasSuffix(file, ".golden"):
+		return sides{"the golden file", "the run"}
+	case strings.HasSuffix(file, ".system.md"), strings.HasSuffix(file, ".tools.json"):
+		return sides{"the sidecar", "the run"}
+	}
+	return sides{"the expected file", "the run"}
+}
+
+// lineMismatch reports a difference in one line, naming the sides in its
+// reason.
+func lineMismatch(file string, n int, want, got []byte, names sides) *Mismatch {
 	at := commonPrefix(want, got)
 	m := &Mismatch{File: file, Line: n, Want: window(want, at), Got: window(got, at)}
 	if withinLimits(want) && withinLimits(got) && gjson.ValidBytes(want) && gjson.ValidBytes(got) {
 		m.Event = eventType(want)
-		m.Path = firstDiffPath(gjson.ParseBytes(want), gjson.ParseBytes(got), "")
+		d := firstDiff(gjson.ParseBytes(want), gjson.ParseBytes(got), "", names)
+		m.Path = d.path
 		what := "line"
 		if m.Event != "" {
 			what = "event " + m.Event
@@ -166,7 +260,7 @@ func lineMismatch(file string, n int, want, got []byte) *Mismatch {
 		if m.Path == "" {
 			m.Reason = fmt.Sprintf("%s: same JSON value, different bytes at byte %d", what, at)
 		} else {
-			m.Reason = fmt.Sprintf("%s differs at %s", what, m.Path)
+			m.Reason = fmt.Sprintf("%s differs at %s", what, d)
 		}
 		return m
 	}
@@ -193,21 +287,38 @@ func systemMismatch(m *Mismatch, want []byte) *Mismatch {
 
 // docMismatch reports a difference inside one indented JSON document (a
 // tools sidecar): the line, and the path in the whole document.
-func docMismatch(file string, n int, want, got, wantLine, gotLine []byte) *Mismatch {
+func docMismatch(file string, n int, want, got, wantLine, gotLine []byte, names sides) *Mismatch {
 	at := commonPrefix(wantLine, gotLine)
 	m := &Mismatch{File: file, Line: n, Want: window(wantLine, at), Got: window(gotLine, at)}
-	m.Path = firstDiffPath(gjson.ParseBytes(want), gjson.ParseBytes(got), "")
+	d := firstDiff(gjson.ParseBytes(want), gjson.ParseBytes(got), "", names)
+	m.Path = d.path
 	if m.Path == "" {
 		m.Reason = "same JSON value, different layout"
 	} else {
-		m.Reason = "differs at " + m.Path
+		m.Reason = "differs at " + d.String()
 	}
 	return m
 }
 
-// firstDiffPath returns the path of the first difference between a and b in
-// document order ("" when they hold the same JSON value).
-func firstDiffPath(a, b gjson.Result, path string) string {
+// diff is the first difference between two JSON values: its path, and,
+// when a member or element is on one side only or members are in another
+// order, a note that says so.
+type diff struct{ path, note string }
+
+// String is the path, then the note after a colon.
+func (d diff) String() string {
+	if d.note == "" {
+		return d.path
+	}
+	return d.path + ": " + d.note
+}
+
+// firstDiff returns the first difference between a, the expected value,
+// and b, the produced one, in document order (a zero diff when they hold
+// the same JSON value). A member present on one side only is the first
+// difference at its place, named by its own path; the members after it
+// are not compared.
+func firstDiff(a, b gjson.Result, path string, names sides) diff {
 	here := path
 	if here == "" {
 		here = "(root)"
@@ -215,44 +326,66 @@ func firstDiffPath(a, b gjson.Result, path string) string {
 	switch {
 	case a.IsObject() && b.IsObject():
 		ak, bk := members(a), members(b)
+		inA, inB := memberKeys(ak), memberKeys(bk)
 		for i := 0; i < len(ak) || i < len(bk); i++ {
 			switch {
 			case i >= len(ak):
-				return joinPath(path, gjson.Escape(bk[i].key))
+				return diff{joinPath(path, gjson.Escape(bk[i].key)), "missing in " + names.want + ", present in " + names.got}
 			case i >= len(bk):
-				return joinPath(path, gjson.Escape(ak[i].key))
+				return diff{joinPath(path, gjson.Escape(ak[i].key)), "missing in " + names.got + ", present in " + names.want}
 			case ak[i].key != bk[i].key:
-				return joinPath(path, gjson.Escape(ak[i].key))
+				aPath, bPath := joinPath(path, gjson.Escape(ak[i].key)), joinPath(path, gjson.Escape(bk[i].key))
+				switch {
+				case inB[ak[i].key] && !inA[bk[i].key]:
+					return diff{bPath, "missing in " + names.want + ", present in " + names.got}
+				case !inB[ak[i].key] && inA[bk[i].key]:
+					return diff{aPath, "missing in " + names.got + ", present in " + names.want}
+				case !inB[ak[i].key]:
+					return diff{aPath, fmt.Sprintf("missing in %s, which has %s in its place", names.got, bPath)}
+				default:
+					return diff{aPath, fmt.Sprintf("another member order: %s has %s here", names.got, bPath)}
+				}
 			}
-			if p := firstDiffPath(ak[i].val, bk[i].val, joinPath(path, gjson.Escape(ak[i].key))); p != "" {
-				return p
+			if d := firstDiff(ak[i].val, bk[i].val, joinPath(path, gjson.Escape(ak[i].key)), names); d.path != "" {
+				return d
 			}
 		}
-		return ""
+		return diff{}
 	case a.IsArray() && b.IsArray():
 		av, bv := a.Array(), b.Array()
 		for i := 0; i < len(av) || i < len(bv); i++ {
 			p := joinPath(path, strconv.Itoa(i))
-			if i >= len(av) || i >= len(bv) {
-				return p
+			switch {
+			case i >= len(av):
+				return diff{p, "missing in " + names.want + ", present in " + names.got}
+			case i >= len(bv):
+				return diff{p, "missing in " + names.got + ", present in " + names.want}
 			}
-			if d := firstDiffPath(av[i], bv[i], p); d != "" {
+			if d := firstDiff(av[i], bv[i], p, names); d.path != "" {
 				return d
 			}
 		}
-		return ""
+		return diff{}
 	case a.Type != b.Type || a.IsObject() != b.IsObject() || a.IsArray() != b.IsArray():
-		return here
+		return diff{path: here}
 	case a.Type == gjson.String:
 		if a.Str != b.Str {
-			return here
+			return diff{path: here}
 		}
 	case a.Type == gjson.Number:
 		if a.Num != b.Num {
-			return here
+			return diff{path: here}
 		}
 	}
-	return ""
+	return diff{}
+}
+
+func memberKeys(ms []member) map[string]bool {
+	set := make(map[string]bool, len(ms))
+	for _, m := range ms {
+		set[m.key] = true
+	}
+	return set
 }
 
 type member struct {
@@ -305,24 +438,53 @@ func eventLabel(line []byte) string {
 
 // window shows line around byte offset at: the whole line when short,
 // otherwise windowSize bytes each side, cut at character boundaries.
+// Bytes that are not UTF-8, and control characters but tab, are shown
+// escaped (\xff), so that neither reaches a terminal raw.
 func window(line []byte, at int) string {
 	if len(line) <= 2*windowSize+16 {
-		return string(line)
+		return escapeBytes(line)
 	}
 	lo, hi := max(0, at-windowSize), min(len(line), at+windowSize)
-	for lo > 0 && !utf8.RuneStart(line[lo]) {
+	for lo > 0 && !utf8.RuneStart(line[lo]) && lo > at-windowSize-utf8.UTFMax {
 		lo--
 	}
-	for hi < len(line) && !utf8.RuneStart(line[hi]) {
+	for hi < len(line) && !utf8.RuneStart(line[hi]) && hi < at+windowSize+utf8.UTFMax {
 		hi++
 	}
 	var b strings.Builder
 	if lo > 0 {
 		fmt.Fprintf(&b, "…(%d bytes)", lo)
 	}
-	b.Write(line[lo:hi])
+	b.WriteString(escapeBytes(line[lo:hi]))
 	if hi < len(line) {
 		fmt.Fprintf(&b, "(%d bytes)…", len(line)-hi)
 	}
 	return b.String()
+}
+
+// escapeBytes returns b as text, with each byte that is not part of a
+// UTF-8 encoding and each control character but tab written \xNN.
+func escapeBytes(b []byte) string {
+	clean := true
+	for _, c := range b {
+		if c < 0x20 && c != '\t' || c == 0x7f || c >= 0x80 {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return string(b)
+	}
+	var s strings.Builder
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1, r < 0x20 && r != '\t', r == 0x7f:
+			fmt.Fprintf(&s, "\\x%02x", b[i])
+		default:
+			s.Write(b[i : i+size])
+		}
+		i += size
+	}
+	return s.String()
 }

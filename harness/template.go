@@ -52,11 +52,28 @@ func Template(log []byte) ([]byte, error) {
 		}
 		var err error
 		if out, err = appendTemplated(out, line); err != nil {
+			if te, ok := err.(*TemplateError); ok {
+				te.Line = n
+				return nil, te
+			}
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
 	}
 	return out, nil
 }
+
+// TemplateError is a header [Template] cannot template: the line, the JSON
+// path of the offending value in its event and what is wrong with it.
+type TemplateError struct {
+	Line int    // 1-based line of the event
+	Path string // e.g. data.header.tools; "" when the event is not JSON
+	Msg  string // what is wrong, e.g. "header.tools is not an array"
+	// Start and End delimit the offending value in the line, when there
+	// is one (Start < End).
+	Start, End int
+}
+
+func (e *TemplateError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
 // appendTemplated appends one event line, templated when it is a
 // request/header event. It walks the line's members with canon's skipping
@@ -80,7 +97,7 @@ func appendTemplated(dst, line []byte) ([]byte, error) {
 	case typ != logformat.RequestHeader:
 		return append(dst, line...), nil
 	case !complete:
-		return nil, fmt.Errorf("the event is not a complete JSON object")
+		return nil, &TemplateError{Msg: "the event is not a complete JSON object"}
 	}
 	hStart, hEnd := -1, -1
 	captured := false
@@ -97,8 +114,13 @@ func appendTemplated(dst, line []byte) ([]byte, error) {
 			return true
 		})
 	}
-	if hStart < 0 || line[hStart] != '{' {
-		return nil, fmt.Errorf("request/header event without a header object")
+	switch {
+	case dataStart < 0 || line[dataStart] != '{':
+		return nil, &TemplateError{Path: "data", Msg: "request/header event without a header object", Start: dataStart, End: dataEnd}
+	case hStart < 0:
+		return nil, &TemplateError{Path: "data.header", Msg: "request/header event without a header object"}
+	case line[hStart] != '{':
+		return nil, &TemplateError{Path: "data.header", Msg: "request/header event without a header object", Start: hStart, End: hEnd}
 	}
 	type splice struct {
 		at, end int
@@ -110,13 +132,13 @@ func appendTemplated(dst, line []byte) ([]byte, error) {
 		switch {
 		case keyIs(key, "system"):
 			if line[s] != '"' && !captured {
-				err = fmt.Errorf("header.system is not a string")
+				err = &TemplateError{Path: "data.header.system", Msg: "header.system is not a string", Start: s, End: e}
 				return false
 			}
 			splices = append(splices, splice{s, e, systemJSON})
 		case keyIs(key, "tools"):
 			if line[s] != '[' && !bytes.Equal(line[s:e], toolsJSON) {
-				err = fmt.Errorf("header.tools is not an array")
+				err = &TemplateError{Path: "data.header.tools", Msg: "header.tools is not an array", Start: s, End: e}
 				return false
 			}
 			splices = append(splices, splice{s, e, toolsJSON})

@@ -1,0 +1,174 @@
+package harness
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// tamperLine replaces from with to on the given 1-based line of a copied
+// golden file, failing when that line does not hold from.
+func tamperLine(t *testing.T, path string, line int, from, to string) {
+	t.Helper()
+	lines := strings.SplitAfter(string(readFile(t, path)), "\n")
+	if line > len(lines) || !strings.Contains(lines[line-1], from) {
+		t.Fatalf("%s changed shape: line %d does not hold %s", filepath.Base(path), line, from)
+	}
+	lines[line-1] = strings.Replace(lines[line-1], from, to, 1)
+	writeFile(t, path, strings.Join(lines, ""))
+}
+
+// checkMismatch asserts a failure's file and line, its mismatch's JSON
+// path and that its text holds every fragment.
+func checkMismatch(t *testing.T, f Failure, file string, line int, path string, fragments ...string) {
+	t.Helper()
+	if filepath.Base(f.File) != file || f.Line != line {
+		t.Errorf("failure at %s:%d, want %s:%d: %s", f.File, f.Line, file, line, f)
+	}
+	if f.Mismatch == nil {
+		t.Fatalf("failure without a mismatch: %s", f)
+	}
+	if f.Mismatch.Path != path {
+		t.Errorf("path = %q, want %q: %s", f.Mismatch.Path, path, f)
+	}
+	for _, frag := range fragments {
+		if !strings.Contains(f.String(), frag) {
+			t.Errorf("failure does not say %q: %s", frag, f)
+		}
+	}
+}
+
+// A member present on one side only is the first difference, named by
+// its own path and said to be missing, not the member that follows it.
+func TestTamperMissingMember(t *testing.T) {
+	opts := copyBundled(t)
+	opts.Shuffle = -1
+	cases := []struct {
+		fixture  string
+		line     int
+		from, to string
+		event    string
+		path     string
+		what     string
+	}{
+		{"tool-turn", 4, `"reason":"initial",`, ``, "request/header", "data.reason", "data.reason: missing in the golden file"},
+		{"tool-turn", 4, `"reason":"initial",`, `"reason":"initial","extra":1,`, "request/header", "data.extra", "data.extra: missing in the run"},
+		{"captured-weather", 2, `"max_tokens":"<<config>>",`, ``, "capture/request", "data.body.max_tokens", "data.body.max_tokens: missing in the golden file"},
+	}
+	for _, c := range cases {
+		t.Run(c.path, func(t *testing.T) {
+			path := filepath.Join(opts.Golden, c.fixture+".golden")
+			orig := readFile(t, path)
+			defer writeFile(t, path, string(orig))
+			tamperLine(t, path, c.line, c.from, c.to)
+			f := failureWith(t, replayOne(t, mustLoad(t, opts), c.fixture), CheckGolden)
+			checkMismatch(t, f, c.fixture+".golden", c.line, c.path, "event "+c.event, c.what)
+		})
+	}
+}
+
+// The first difference between two objects, by member, in document order.
+func TestCompareMembers(t *testing.T) {
+	for _, c := range []struct {
+		want, got  string
+		path, what string
+	}{
+		{`{"a":1,"c":3}`, `{"a":1,"b":2,"c":3}`, "b", "b: missing in the golden file"},
+		{`{"a":1,"b":2,"c":3}`, `{"a":1,"c":3}`, "b", "b: missing in the run"},
+		{`{"a":1,"b":2}`, `{"a":1}`, "b", "b: missing in the run"},
+		{`{"a":1}`, `{"a":1,"b":2}`, "b", "b: missing in the golden file"},
+		{`{"a":1,"b":2}`, `{"a":1,"x":2}`, "b", "b: missing in the run, which has x in its place"},
+		{`{"b":1,"a":2}`, `{"a":2,"b":1}`, "b", "b: another member order: the run has a here"},
+		{`{"a":[1,2]}`, `{"a":[1,2,3]}`, "a.2", "a.2: missing in the golden file"},
+		{`{"a":{"p":1,"q":2}}`, `{"a":{"q":2}}`, "a.p", "a.p: missing in the run"},
+	} {
+		file := "x.golden"
+		m := Compare(file, []byte(c.want+"\n"), []byte(c.got+"\n"))
+		if m == nil || m.Path != c.path || m.Line != 1 || !strings.Contains(m.Reason, c.what) {
+			t.Errorf("Compare(%s, %s) = %+v, want line 1, path %s, %q", c.want, c.got, m, c.path, c.what)
+		}
+	}
+}
+
+// A golden log whose placeholder is mistyped is not templated, on the
+// line and at the path of the value that is not the placeholder.
+func TestTamperPlaceholder(t *testing.T) {
+	opts := copyBundled(t)
+	opts.Shuffle = -1
+	path := filepath.Join(opts.Golden, "tool-turn.golden")
+	orig := readFile(t, path)
+	for _, c := range []struct {
+		from, to, at string
+	}{
+		{`"<<tools>>"`, `"<<tooks>>"`, "data.header.tools"},
+		{`"<<system>>"`, `"<<sytem>>"`, "data.header.system"},
+	} {
+		t.Run(c.to, func(t *testing.T) {
+			defer writeFile(t, path, string(orig))
+			tamperLine(t, path, 4, c.from, c.to)
+			f := failureWith(t, replayOne(t, mustLoad(t, opts), "tool-turn"), CheckGuard, "not templated")
+			checkMismatch(t, f, "tool-turn.golden", 4, c.at, "tool-turn.golden:4:", c.at, c.to, c.from)
+		})
+	}
+}
+
+// A UTF-8 byte order mark at the start of a golden log or a sidecar is
+// named as such, and is no drift of the header.
+func TestTamperByteOrderMark(t *testing.T) {
+	for _, c := range []struct {
+		file  string
+		check Check
+	}{
+		{"tool-turn.golden", CheckGolden},
+		{"text-turn.golden", CheckGolden},
+		{"text-turn.system.md", CheckSidecar},
+		{"text-turn.tools.json", CheckSidecar},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			opts := copyBundled(t)
+			opts.Shuffle = -1
+			path := filepath.Join(opts.Golden, c.file)
+			writeFile(t, path, "\xef\xbb\xbf"+string(readFile(t, path)))
+			name, _, _ := strings.Cut(c.file, ".")
+			f := failureWith(t, replayOne(t, mustLoad(t, opts), name), c.check)
+			checkMismatch(t, f, c.file, 1, "", "starts with a UTF-8 byte order mark", "remove it")
+			if len(f.Mismatch.Kinds) > 0 || len(f.Mismatch.Cache) > 0 {
+				t.Errorf("a byte order mark is priced as a header drift: %s", f)
+			}
+		})
+	}
+}
+
+// A byte that is not UTF-8 in a golden log is shown escaped, never raw,
+// and the file is said not to be UTF-8.
+func TestTamperInvalidUTF8(t *testing.T) {
+	opts := copyBundled(t)
+	opts.Shuffle = -1
+	path := filepath.Join(opts.Golden, "tool-turn.golden")
+	tamperLine(t, path, 2, "Which Go", "Which G\xffo")
+	f := failureWith(t, replayOne(t, mustLoad(t, opts), "tool-turn"), CheckGolden)
+	checkMismatch(t, f, "tool-turn.golden", 2, "data.content", "not valid UTF-8", `G\xffo`)
+	if s := f.String(); !utf8.ValidString(s) || strings.Contains(f.Mismatch.Want, "\xff") {
+		t.Errorf("the invalid byte is shown raw: %q", s)
+	}
+}
+
+// CRLF line endings in a sidecar get the line-endings message a golden
+// log gets, and are no drift of the header.
+func TestTamperSidecarCRLF(t *testing.T) {
+	for _, file := range []string{"text-turn.system.md", "text-turn.tools.json"} {
+		t.Run(file, func(t *testing.T) {
+			opts := copyBundled(t)
+			opts.Shuffle = -1
+			path := filepath.Join(opts.Golden, file)
+			writeFile(t, path, string(bytes.ReplaceAll(readFile(t, path), []byte("\n"), []byte("\r\n"))))
+			f := failureWith(t, replayOne(t, mustLoad(t, opts), "text-turn"), CheckSidecar)
+			checkMismatch(t, f, file, 1, "", "line endings are CRLF, not LF")
+			if len(f.Mismatch.Kinds) > 0 || strings.Contains(f.String(), "kinds:") {
+				t.Errorf("CRLF line endings are reported as a header drift: %s", f)
+			}
+		})
+	}
+}
