@@ -483,8 +483,8 @@ func repeatFailure(f *Fixture, v variation, first, again []byte) Failure {
 		for i, k := range d.First.Kinds {
 			kinds[i] = string(k)
 		}
-		fl.Msg = fmt.Sprintf("%s differs from run 1: request %d (header %d) differs at %s (kinds: %s); the agent's header depends on something besides the scenario: %s",
-			v, d.First.Request, d.First.Index, orRoot(d.First.Path), strings.Join(kinds, ", "), v.causes()) + notVaried(v)
+		fl.Msg = fmt.Sprintf("%s differs from run 1: request %d (header %d) differs at %s (kinds: %s)%s; the agent's header depends on something besides the scenario: %s",
+			v, d.First.Request, d.First.Index, orRoot(d.First.Path), strings.Join(kinds, ", "), toolOrders(d.First.Tools), v.causes()) + notVaried(v)
 		return fl
 	}
 	line := 0
@@ -493,6 +493,23 @@ func repeatFailure(f *Fixture, v variation, first, again []byte) Failure {
 	}
 	fl.Msg = fmt.Sprintf("%s differs from run 1 at log line %d (the headers agree; the rest of a request or the number of requests differs)", v, line) + notVaried(v)
 	return fl
+}
+
+// toolOrders shows the two runs' tool lists when they differ in order or
+// membership, which says more than the bytes around the first
+// difference: "; tools of run 1: a, b, c; of this run: b, a, c".
+func toolOrders(t *drift.ToolLists) string {
+	if t == nil {
+		return ""
+	}
+	list := func(names []string) string {
+		const most = 12
+		if len(names) > most {
+			return strings.Join(names[:most], ", ") + fmt.Sprintf(", … (%d in all)", len(names))
+		}
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("; tools of run 1: %s; of this run: %s", list(t.A), list(t.B))
 }
 
 // notVaried is v.notVaried as the end of a message: "; " and the

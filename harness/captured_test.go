@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"sort"
@@ -207,9 +208,21 @@ func TestCapturedRepeatPassCatchesMapOrder(t *testing.T) {
 	}
 	f := failureWith(t, res.Failures, CheckRepeat, "differs from run 1: request 1 (header 1) differs at tools.", "reorder",
 		"map iteration order, goroutine scheduling")
+	// Both runs' tool orders are shown, the same tools in two orders.
+	m := regexp.MustCompile(`; tools of run 1: ([a-z_, ]+); of this run: ([a-z_, ]+);`).FindStringSubmatch(f.Msg)
+	if m == nil || m[1] == m[2] || sortedNames(m[1]) != sortedNames(m[2]) || sortedNames(m[1]) != "git_diff,grep,list_dir,read_file,run_tests,write_file" {
+		t.Errorf("tool orders not shown: %s", f.Msg)
+	}
 	if f.File != filepath.Join(s.opts.Fixtures, "map.json") {
 		t.Errorf("failure names %s", f.File)
 	}
+}
+
+// sortedNames sorts a list "b, a" as "a,b".
+func sortedNames(list string) string {
+	names := strings.Split(list, ", ")
+	slices.Sort(names)
+	return strings.Join(names, ",")
 }
 
 func TestCapturedValidation(t *testing.T) {
