@@ -101,6 +101,14 @@ func (s *Suite) Record(opts RecordOptions) ([]FileChange, []*Result, error) {
 		writes = append(writes, out.extra...)
 		if f.Pin {
 			writes = append(writes, FileWrite{Path: s.systemPath(f.Name), Data: out.System}, FileWrite{Path: s.toolsPath(f.Name), Data: out.Tools})
+			continue
+		}
+		// Sidecars of a fixture no longer pinned are what replay would
+		// refuse: they go with the record that unpins it.
+		for _, sc := range []string{s.systemPath(f.Name), s.toolsPath(f.Name)} {
+			if s.goldenFiles[filepath.Base(sc)] {
+				writes = append(writes, FileWrite{Path: sc, Remove: true})
+			}
 		}
 	}
 	if ctx.Err() != nil {
@@ -127,6 +135,11 @@ func (s *Suite) Record(opts RecordOptions) ([]FileChange, []*Result, error) {
 	changes := append(make([]FileChange, 0, len(skipped)+len(writes)), skipped...)
 	var pending []FileWrite
 	for _, w := range writes {
+		if w.Remove {
+			changes = append(changes, FileChange{w.Path, Removed})
+			pending = append(pending, w)
+			continue
+		}
 		old, err := readRegular(w.Path, s.opts.maxFileSize())
 		switch {
 		case errors.Is(err, os.ErrNotExist):

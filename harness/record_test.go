@@ -95,6 +95,9 @@ func TestRecordStatusesAndPrune(t *testing.T) {
 	opts := copyBundled(t)
 	opts.Shuffle = -1
 	writeFile(t, filepath.Join(opts.Golden, "orphan.golden"), "x\n")
+	// A sidecar of a fixture that is not pinned (one unpinned since):
+	// replay refuses it, so record removes it.
+	writeFile(t, filepath.Join(opts.Golden, "tool-turn.tools.json"), "[]\n")
 	path := filepath.Join(opts.Golden, "tool-turn.golden")
 	writeFile(t, path, "stale\n")
 	if err := os.Remove(filepath.Join(opts.Golden, "resume.golden")); err != nil {
@@ -109,7 +112,7 @@ func TestRecordStatusesAndPrune(t *testing.T) {
 	for _, c := range dry {
 		status[filepath.Base(c.File)] = c.Status
 	}
-	want := map[string]Status{"tool-turn.golden": Changed, "resume.golden": Created, "orphan.golden": Removed,
+	want := map[string]Status{"tool-turn.golden": Changed, "resume.golden": Created, "orphan.golden": Removed, "tool-turn.tools.json": Removed,
 		"text-turn.golden": Unchanged, "text-turn.system.md": Unchanged}
 	for f, st := range want {
 		if status[f] != st {
@@ -124,6 +127,9 @@ func TestRecordStatusesAndPrune(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(opts.Golden, "orphan.golden")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("orphan not pruned")
+	}
+	if _, err := os.Stat(filepath.Join(opts.Golden, "tool-turn.tools.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the sidecar of a fixture not pinned is still there")
 	}
 	again := mustLoad(t, opts)
 	for _, f := range again.Fixtures() {

@@ -322,7 +322,7 @@ func (s *Suite) CompareGolden(f *Fixture, out *Outputs) []Failure {
 		if !f.Pin {
 			if s.goldenFiles[filepath.Base(sc.file)] {
 				fails = append(fails, Failure{Check: CheckGuard, File: sc.file,
-					Msg: fmt.Sprintf("sidecar beside a fixture that is not pinned: only \"pin\": true fixtures own sidecars; delete it or pin %s", f.Name)})
+					Msg: fmt.Sprintf("sidecar beside a fixture that is not pinned: only \"pin\": true fixtures own sidecars; delete it (record does), or pin %s", f.Name)})
 			}
 			continue
 		}

@@ -55,7 +55,8 @@ func TestRecordHelp(t *testing.T) {
 
 // TestRecordCheckExitsOnWhatReplayFails: -check exits 1 for what replay
 // fails on, with nothing to record: an orphan golden file, and a sidecar
-// beside a fixture that is not pinned; 0 when there is none.
+// beside a fixture that is not pinned (which a record removes); 0 when
+// there is none.
 func TestRecordCheckExitsOnWhatReplayFails(t *testing.T) {
 	t.Setenv("CI", "")
 	fx, gd := copyBundled(t)
@@ -64,7 +65,7 @@ func TestRecordCheckExitsOnWhatReplayFails(t *testing.T) {
 	}
 	for _, c := range []struct{ file, want string }{
 		{"gone.golden", "orphan    " + filepath.Join(gd, "gone.golden")},
-		{"resume.tools.json", "sidecar   " + filepath.Join(gd, "resume.tools.json") + " (resume is not pinned"},
+		{"resume.tools.json", "would be removed " + filepath.Join(gd, "resume.tools.json")},
 	} {
 		file := filepath.Join(gd, c.file)
 		if err := os.WriteFile(file, []byte("{}\n"), 0o644); err != nil {
@@ -76,6 +77,15 @@ func TestRecordCheckExitsOnWhatReplayFails(t *testing.T) {
 		}
 		if !replayFails(t, fx, gd) {
 			t.Errorf("%s: replay passes: -check and replay disagree", c.file)
+		}
+		if c.file == "resume.tools.json" {
+			// A record removes it, says so, and replay then passes.
+			if code, out, errs := record(t, "-fixtures", fx, "-golden", gd, "-run", "^resume$"); code != exitOK || !strings.Contains(out, "removed") || strings.Contains(out, "sidecar") {
+				t.Errorf("record: exit %d\n%s%s", code, out, errs)
+			}
+			if _, err := os.Stat(file); !os.IsNotExist(err) || replayFails(t, fx, gd) {
+				t.Errorf("after record: %v, replay fails %v", err, replayFails(t, fx, gd))
+			}
 		}
 		os.Remove(file)
 	}

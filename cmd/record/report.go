@@ -141,7 +141,7 @@ func (r *reporter) summary(s summaryReport, prune bool) {
 		return // said on stderr
 	}
 	fmt.Fprintf(r.stdout, "%d created, %d changed, %d unchanged", s.Created, s.Changed, s.Unchanged)
-	if prune {
+	if prune || s.Removed > 0 {
 		fmt.Fprintf(r.stdout, ", %d removed", s.Removed)
 	}
 	if s.Cleaned > 0 {
