@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"math/rand/v2"
 	"sync"
 	"testing"
 )
@@ -93,6 +94,30 @@ func TestRuneStart(t *testing.T) {
 	for off := range len(bad) + 1 {
 		if got := runeStart(bad, off); got != off {
 			t.Errorf("runeStart(invalid, %d) = %d, want it unchanged", off, got)
+		}
+	}
+}
+
+// Counted a chunk at a time, cut before a space or a line break, text of
+// words counts as it does whole.
+func TestCountChunksAsWhole(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	words := []string{"tool", " the", "\n", "  ", "é", "JSON", "{\"a\":1}", "1234567", "\t", "naïve", "  \n  ", "x"}
+	var b []byte
+	for len(b) < 100_000 {
+		b = append(b, words[rng.IntN(len(words))]...)
+		if rng.IntN(3) == 0 {
+			b = append(b, ' ')
+		}
+	}
+	whole, err := o200k().Count(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, chunk := range []int{97, 4096, 1 << 20} {
+		got, err := countChunks(b, chunk)
+		if err != nil || got != whole {
+			t.Errorf("chunk %d: %d tokens, %v; whole: %d", chunk, got, err, whole)
 		}
 	}
 }
