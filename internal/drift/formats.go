@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/logformat"
@@ -303,13 +304,15 @@ type recordPart struct {
 // record's top-level members with those of p.Rest, where each header
 // value stands as its placeholder, and aligns every part with its bytes.
 func (h *header) locate(p *wire.Parts) {
-	rec := gjson.ParseBytes(h.src)
+	// Views, not copies: a record may be hundreds of megabytes, and only
+	// offsets outlive the parse.
+	rec := gjson.Parse(view(h.src))
 	var recMembers, restMembers [][2]gjson.Result
 	rec.ForEach(func(k, v gjson.Result) bool {
 		recMembers = append(recMembers, [2]gjson.Result{k, v})
 		return true
 	})
-	gjson.ParseBytes(p.Rest).ForEach(func(k, v gjson.Result) bool {
+	gjson.Parse(view(p.Rest)).ForEach(func(k, v gjson.Result) bool {
 		restMembers = append(restMembers, [2]gjson.Result{k, v})
 		return true
 	})
@@ -424,3 +427,7 @@ func (h *header) align(from, to, at int) {
 
 // isSpace reports JSON whitespace.
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// view reads b as a string without copying it, for a parse whose
+// results do not outlive b's bytes.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

@@ -66,7 +66,8 @@ func pricingOf(h *header) *pricing {
 		}
 	}
 	if h.format != FormatLog {
-		p.conv, p.convKnown = conversation(gjson.ParseBytes(h.rest), h.wire), true
+		// conversation copies what it keeps: a view of the rest will do.
+		p.conv, p.convKnown = conversation(gjson.Parse(view(h.rest)), h.wire), true
 	}
 	return p
 }
