@@ -55,8 +55,14 @@ func testAgent(ctx context.Context, s *Session) error {
 		if v := s.Getenv("SYSTEM"); v != "" {
 			system = v
 		}
-		body, err := json.Marshal(map[string]any{"model": "claude-test", "max_tokens": 100, "system": system,
-			"tools": list, "messages": msgs})
+		fields := map[string]any{"model": "claude-test", "max_tokens": 100, "system": system, "tools": list, "messages": msgs}
+		switch s.Getenv("BODY") { // a body the Anthropic API refuses
+		case "tools-object":
+			fields["tools"] = list[0]
+		case "no-max-tokens":
+			delete(fields, "max_tokens")
+		}
+		body, err := json.Marshal(fields)
 		if err != nil {
 			return err
 		}
@@ -284,6 +290,10 @@ func TestCapturedAgentFailures(t *testing.T) {
 			CheckAgent, []string{"1 scripted reply left unused", "stderr (tail):\n    caught: no config"}},
 		"past the script": {strings.Replace(capturedFixture(`"PROMPT": "x"`, ""), `{"text": "It is a Go module."}`, `{"toolCalls": [{"id": "t3", "name": "grep"}]}`, 1),
 			CheckAgent, []string{"in-process agent, run 1", "request 3 is past the script: the scenario scripts 2 replies"}},
+		"tools an object": {capturedFixture(`"PROMPT": "x", "BODY": "tools-object"`, ""),
+			CheckAgent, []string{`HTTP request 1 (POST /v1/messages): request 1: member "tools" is an object; Anthropic expects an array`, "HTTP 400"}},
+		"no max_tokens": {capturedFixture(`"PROMPT": "x", "BODY": "no-max-tokens"`, ""),
+			CheckAgent, []string{`HTTP request 1 (POST /v1/messages): request 1: member "max_tokens" is missing; Anthropic expects a number`}},
 		"unknown path": {capturedFixture(`"PROMPT": "x", "PATH_SUFFIX": "/api"`, ""),
 			CheckAgent, []string{"HTTP request 1 (POST /api/v1/messages): unknown path"}},
 		"rule never matches": {capturedFixture(`"PROMPT": "x"`, ` "redact": [{"regex": "/home/[a-z]+", "with": "<<home>>"}],`),

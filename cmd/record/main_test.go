@@ -325,7 +325,7 @@ func TestRecordListenRecordsAnAgentStartedElsewhere(t *testing.T) {
 		done <- run([]string{"-fixtures", fixtures, "-golden", golden, "-run", "^captured-weather$", "-listen", addr}, &out, &errb)
 	}()
 	// The agent: two requests, sent when the address answers.
-	body := `{"model":"m","system":"s","tools":[{"name":"get_weather"}],"messages":[{"role":"user","content":"Weather?"}]}`
+	body := `{"model":"m","max_tokens":64,"system":"s","tools":[{"name":"get_weather"}],"messages":[{"role":"user","content":"Weather?"}]}`
 	deadline := time.Now().Add(20 * time.Second)
 	for i := 0; i < 2; {
 		resp, err := http.Post("http://"+addr+"/v1/messages", "application/json", strings.NewReader(body))
@@ -336,11 +336,12 @@ func TestRecordListenRecordsAnAgentStartedElsewhere(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 			continue
 		}
+		if resp.StatusCode != 200 {
+			b, _ := io.ReadAll(resp.Body)
+			t.Fatalf("request %d: HTTP %d: %s", i+1, resp.StatusCode, b)
+		}
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Fatalf("request %d: HTTP %d", i+1, resp.StatusCode)
-		}
 		i++
 	}
 	select {

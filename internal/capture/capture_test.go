@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -156,6 +157,29 @@ func TestRebuildEveryCorpusBodyThroughTheFakeProvider(t *testing.T) {
 	if total != 96 {
 		t.Errorf("sent %d corpus bodies, want 96", total)
 	}
+	// real/extra holds further real bodies, which the fake provider
+	// takes as well.
+	extra := 0
+	for file, f := range files {
+		data, err := os.ReadFile(filepath.Join(dir, "real", "extra", file))
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bodies [][]byte
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			if len(bytes.TrimSpace(line)) > 0 {
+				bodies = append(bodies, line)
+			}
+		}
+		roundTrip(t, f, bodies)
+		extra += len(bodies)
+	}
+	if extra == 0 {
+		t.Error("no body in real/extra")
+	}
 }
 
 // randomValue writes a random JSON value with random spacing.
@@ -180,20 +204,53 @@ func randomValue(rng *rand.Rand, depth int, sp func() string) string {
 	}
 }
 
-// randomBody writes a random request body of format f.
+// randomBody writes a random request body of format f that the provider
+// takes: its conversation member and the members the provider requires
+// are always there, and the members whose type a provider checks have a
+// value of a type it takes; every other member has any value.
 func randomBody(rng *rand.Rand, f wire.Format) []byte {
 	sp := func() string { return [...]string{"", "", "", " ", "\n  ", "\t"}[rng.IntN(6)] }
 	members := map[wire.Format][]string{
-		wire.Anthropic:       {"model", "max_tokens", "system", "tools", "messages", "stream", "metadata", "tool_choice"},
-		wire.OpenAIChat:      {"model", "messages", "tools", "stream", "stream_options", "temperature", "user"},
-		wire.OpenAIResponses: {"model", "instructions", "input", "tools", "previous_response_id", "stream", "store"},
-		wire.Gemini:          {"contents", "systemInstruction", "tools", "generationConfig", "safetySettings"},
+		wire.Anthropic:       {"system", "tools", "stream", "metadata", "tool_choice"},
+		wire.OpenAIChat:      {"model", "tools", "stream", "stream_options", "temperature", "user"},
+		wire.OpenAIResponses: {"instructions", "input", "tools", "previous_response_id", "stream", "store"},
+		wire.Gemini:          {"systemInstruction", "tools", "generationConfig", "safetySettings"},
+	}[f]
+	always := map[wire.Format][]string{
+		wire.Anthropic:       {"model", "max_tokens", "messages"},
+		wire.OpenAIChat:      {"messages"},
+		wire.OpenAIResponses: {"model"},
+		wire.Gemini:          {"contents"},
+	}[f]
+	// The types a provider takes, by first byte ('0' a number), for the
+	// members whose type it checks.
+	takes := map[wire.Format]map[string]string{
+		wire.Anthropic:       {"model": `"`, "max_tokens": "0", "messages": "[", "system": `"[n`, "tools": "[n"},
+		wire.OpenAIChat:      {"model": `"n`, "messages": "[", "tools": "[n"},
+		wire.OpenAIResponses: {"model": `"`, "instructions": `"n`, "input": `"[n`, "tools": "[n"},
+		wire.Gemini:          {"contents": "[{", "systemInstruction": "{n", "tools": "[{n"},
 	}[f]
 	rng.Shuffle(len(members), func(i, j int) { members[i], members[j] = members[j], members[i] })
-	members = members[:1+rng.IntN(len(members))]
+	members = members[:rng.IntN(len(members)+1)]
+	if f == wire.OpenAIResponses && !slices.ContainsFunc(members, func(m string) bool {
+		return m == "input" || m == "instructions" || m == "previous_response_id"
+	}) {
+		members = append(members, [...]string{"input", "instructions", "previous_response_id"}[rng.IntN(3)])
+	}
+	for _, m := range always {
+		if !slices.Contains(members, m) {
+			i := rng.IntN(len(members) + 1)
+			members = slices.Insert(members, i, m)
+		}
+	}
 	parts := make([]string, len(members))
 	for i, m := range members {
 		v := randomValue(rng, 0, sp)
+		if kinds, ok := takes[m]; ok {
+			for strings.IndexByte(kinds, kindOf(v)) < 0 {
+				v = randomValue(rng, 0, sp)
+			}
+		}
 		if f == wire.OpenAIChat && m == "messages" {
 			var msgs []string
 			for range rng.IntN(5) {
@@ -205,6 +262,19 @@ func randomBody(rng *rand.Rand, f wire.Format) []byte {
 		parts[i] = `"` + m + `"` + sp() + ":" + sp() + v
 	}
 	return []byte(sp() + "{" + sp() + strings.Join(parts, sp()+","+sp()) + sp() + "}" + sp())
+}
+
+// kindOf is the first byte of a JSON value's type: '0' for a number,
+// 't' for a boolean, else the value's first byte.
+func kindOf(v string) byte {
+	switch c := v[0]; {
+	case c == '-' || '0' <= c && c <= '9':
+		return '0'
+	case c == 'f':
+		return 't'
+	default:
+		return c
+	}
 }
 
 func TestRebuildPropertyRandomBodies(t *testing.T) {
@@ -223,9 +293,9 @@ func TestRebuildPropertyRandomBodies(t *testing.T) {
 }
 
 func TestHeaderEventOnlyWhenTheHeaderChanges(t *testing.T) {
-	a := []byte(`{"model":"m","system":"s","tools":[{"name":"a"}],"messages":[{"role":"user","content":"1"}]}`)
-	b := []byte(`{"model":"m","system":"s","tools":[{"name":"a"}],"messages":[{"role":"user","content":"2"}]}`)
-	c := []byte(`{"model":"m","system":"s","tools":[{"name":"b"},{"name":"a"}],"messages":[]}`)
+	a := []byte(`{"model":"m","max_tokens":5,"system":"s","tools":[{"name":"a"}],"messages":[{"role":"user","content":"1"}]}`)
+	b := []byte(`{"model":"m","max_tokens":5,"system":"s","tools":[{"name":"a"}],"messages":[{"role":"user","content":"2"}]}`)
+	c := []byte(`{"model":"m","max_tokens":5,"system":"s","tools":[{"name":"b"},{"name":"a"}],"messages":[]}`)
 	log := roundTrip(t, wire.Anthropic, [][]byte{a, b, c})
 	var reasons []string
 	for _, line := range strings.Split(strings.TrimSpace(string(log)), "\n") {
@@ -250,7 +320,7 @@ func TestPrettyBodyTemplatesWithoutItsHeader(t *testing.T) {
 		f    wire.Format
 		body string
 	}{
-		{wire.Anthropic, "{\n  \"model\": \"m\",\n  \"metadata\": {\n    \"user_id\": \"u\"\n  },\n  \"system\": [\n    {\"type\": \"text\", \"text\": \"SYS\"}\n  ],\n" +
+		{wire.Anthropic, "{\n  \"model\": \"m\",\n  \"max_tokens\": 5,\n  \"metadata\": {\n    \"user_id\": \"u\"\n  },\n  \"system\": [\n    {\"type\": \"text\", \"text\": \"SYS\"}\n  ],\n" +
 			"  \"tools\": [\n    {\n      \"name\": \"a\",\n      \"description\": \"DESC\"\n    },\n    {\"name\": \"b\"}\n  ],\n  \"messages\": [\n    {\"role\": \"user\", \"content\": \"hi\"}\n  ]\n}\n"},
 		{wire.OpenAIChat, "{\n  \"messages\": [\n    {\"role\": \"system\", \"content\": \"SYS\"},\n    {\"role\": \"developer\", \"content\": \"more\"},\n" +
 			"    {\"role\": \"user\", \"content\": \"hi\"}\n  ],\n  \"tools\": [\n    {\"type\": \"function\", \"function\": {\"name\": \"a\", \"description\": \"DESC\"}}\n  ],\n  \"model\": \"m\"\n}"},
@@ -273,8 +343,84 @@ func TestPrettyBodyTemplatesWithoutItsHeader(t *testing.T) {
 	}
 }
 
+// A body the real API refuses with a 400 gets a 400 in the format's own
+// error shape, and fails the scenario naming the request, the member and
+// what the provider expects; it takes no reply.
+func TestServerRefusesWhatTheProviderRefuses(t *testing.T) {
+	for _, c := range []struct {
+		f    wire.Format
+		body string
+		want string
+	}{
+		{wire.Anthropic, `{"model":"m","max_tokens":5,"tools":[]}`, `member "messages" is missing; Anthropic expects an array`},
+		{wire.Anthropic, `{"model":"m","max_tokens":5,"messages":[],"tools":{"name":"a"}}`, `member "tools" is an object; Anthropic expects an array`},
+		{wire.Anthropic, `{"model":"m","max_tokens":5,"messages":[],"system":{"text":"s"}}`, `member "system" is an object; Anthropic expects an array or a string`},
+		{wire.Anthropic, `{"model":"m","messages":[]}`, `member "max_tokens" is missing; Anthropic expects a number`},
+		{wire.Anthropic, `{"model":"m","max_tokens":"5","messages":[]}`, `member "max_tokens" is a string; Anthropic expects a number`},
+		{wire.Anthropic, `{"max_tokens":5,"messages":[]}`, `member "model" is missing; Anthropic expects a string (a body without one has anthropic_version and names its model in the URL, as Amazon Bedrock and Google Vertex AI take it)`},
+		{wire.OpenAIChat, `{"model":"m"}`, `member "messages" is missing; OpenAI Chat expects an array`},
+		{wire.OpenAIChat, `{"model":"m","messages":[],"tools":{}}`, `member "tools" is an object; OpenAI Chat expects an array`},
+		{wire.OpenAIResponses, `{"model":"m","tools":[]}`, `it has none of the members "input", "instructions", "previous_response_id", "conversation", "prompt" or "max_output_tokens"; OpenAI Responses expects one of them`},
+		{wire.OpenAIResponses, `{"model":"m","input":"hi","instructions":["x"]}`, `member "instructions" is an array; OpenAI Responses expects a string`},
+		{wire.OpenAIResponses, `{"input":"hi"}`, `member "model" is missing; OpenAI Responses expects a string (or a prompt whose stored settings name the model)`},
+		{wire.Gemini, `{"generationConfig":{}}`, `member "contents" is missing; Gemini expects an array or an object`},
+		{wire.Gemini, `{"contents":[],"systemInstruction":"be brief"}`, `member "systemInstruction" is a string; Gemini expects an object`},
+	} {
+		s := start(t, text("hi"))
+		path := paths[c.f]
+		code, out := post(t, s.URL(), path, []byte(c.body))
+		if code != http.StatusBadRequest {
+			t.Errorf("%s %s: HTTP %d, want 400", c.f, c.body, code)
+		}
+		if c.f == wire.Gemini && gjson.GetBytes(out, "error.status").String() != "INVALID_ARGUMENT" ||
+			c.f != wire.Gemini && gjson.GetBytes(out, "error.type").String() != "invalid_request_error" ||
+			c.f == wire.Anthropic && gjson.GetBytes(out, "type").String() != "error" {
+			t.Errorf("%s: %s is not the format's error shape", c.f, out)
+		}
+		if got := gjson.GetBytes(out, "error.message").String(); got != "headergold fake provider: request 1: "+c.want {
+			t.Errorf("%s %s: error message\n%s\nwant\n%s", c.f, c.body, got, "headergold fake provider: request 1: "+c.want)
+		}
+		if got, want := strings.Join(s.Failures(), "\n"), "HTTP request 1 (POST "+path+"): request 1: "+c.want; got != want {
+			t.Errorf("%s %s: failures\n%s\nwant\n%s", c.f, c.body, got, want)
+		}
+		select {
+		case <-s.Failed():
+		default:
+			t.Errorf("%s: the refusal did not fail the scenario", c.f)
+		}
+		if s.Unused() != 1 || len(s.Requests()) != 0 {
+			t.Errorf("%s: a refused request took a reply or was captured", c.f)
+		}
+	}
+}
+
+// What the real APIs take, the fake provider takes: null for an optional
+// member, Gemini's single object for a repeated field, the Bedrock and
+// Vertex AI form of an Anthropic body (no model, anthropic_version), a
+// Responses body whose stored prompt names the model, and an OpenAI Chat
+// body without a model (Azure OpenAI deployments take the model in the
+// URL).
+func TestServerTakesWhatTheProviderTakes(t *testing.T) {
+	for _, c := range []struct {
+		f    wire.Format
+		body string
+	}{
+		{wire.Anthropic, `{"model":"m","max_tokens":5,"messages":[],"system":null,"tools":null}`},
+		{wire.Anthropic, `{"model":"m","max_tokens":5,"messages":[],"system":[{"type":"text","text":"s"}],"tools":[]}`},
+		{wire.Anthropic, `{"anthropic_version":"bedrock-2023-05-31","max_tokens":5,"system":"s","messages":[],"tools":[]}`},
+		{wire.OpenAIChat, `{"model":"m","messages":[],"tools":null}`},
+		{wire.OpenAIChat, `{"messages":[{"role":"user","content":"hi"}],"tools":[]}`},
+		{wire.OpenAIResponses, `{"model":"m","input":null,"previous_response_id":"r1","instructions":null,"tools":null}`},
+		{wire.OpenAIResponses, `{"prompt":{"id":"pmpt_1"},"input":"hi"}`},
+		{wire.Gemini, `{"contents":{"parts":{"text":"hi"}},"tools":{"function_declarations":[{"name":"f"}]}}`},
+		{wire.Gemini, `{"contents":[],"tools":null,"systemInstruction":null}`},
+	} {
+		roundTrip(t, c.f, [][]byte{[]byte(c.body)})
+	}
+}
+
 func TestServerFailures(t *testing.T) {
-	body := []byte(`{"model":"m","messages":[]}`)
+	body := []byte(`{"model":"m","max_tokens":5,"messages":[]}`)
 	cases := []struct {
 		name, path string
 		body       []byte
@@ -372,7 +518,7 @@ func TestServerFailures(t *testing.T) {
 }
 
 func TestRedactionBeforeLogging(t *testing.T) {
-	body := []byte(`{"model":"m","metadata":{"user_id":"u-123"},"system":"cwd /tmp/abc.1 and /tmp/x","tools":[{"name":"a","description":"in /tmp/q"}],"messages":[{"role":"user","content":"see /tmp/zz"}]}`)
+	body := []byte(`{"model":"m","max_tokens":5,"metadata":{"user_id":"u-123"},"system":"cwd /tmp/abc.1 and /tmp/x","tools":[{"name":"a","description":"in /tmp/q"}],"messages":[{"role":"user","content":"see /tmp/zz"}]}`)
 	s := start(t, text("ok"))
 	post(t, s.URL(), "/v1/messages", body)
 	rules := []redact.Rule{
@@ -384,7 +530,7 @@ func TestRedactionBeforeLogging(t *testing.T) {
 		t.Fatal(err)
 	}
 	log, bodies := built.Log, built.Bodies
-	want := `{"model":"m","metadata":{"user_id":"<<user-id>>"},"system":"cwd <<tmp>> and <<tmp>>","tools":[{"name":"a","description":"in <<tmp>>"}],"messages":[{"role":"user","content":"see <<tmp>>"}]}`
+	want := `{"model":"m","max_tokens":5,"metadata":{"user_id":"<<user-id>>"},"system":"cwd <<tmp>> and <<tmp>>","tools":[{"name":"a","description":"in <<tmp>>"}],"messages":[{"role":"user","content":"see <<tmp>>"}]}`
 	if string(bodies[0]) != want {
 		t.Errorf("redacted body\n%s\nwant\n%s", bodies[0], want)
 	}
@@ -402,7 +548,7 @@ func TestRedactionBeforeLogging(t *testing.T) {
 }
 
 func TestRebuildDetectsATamperedLog(t *testing.T) {
-	body := []byte(`{"model":"m","tools":[{"name":"a"}],"messages":[]}`)
+	body := []byte(`{"model":"m","tools":[{"name":"a"}],"messages":[],"max_tokens":5}`)
 	log := roundTrip(t, wire.Anthropic, [][]byte{body})
 	bad := bytes.Replace(log, []byte(`"name":"a"`), []byte(`"name":"b"`), 1)
 	err := CheckRebuild(bad, [][]byte{body})

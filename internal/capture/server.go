@@ -229,6 +229,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		fail(e.Format, http.StatusBadRequest, "request %d: %v", n, err)
 		return
 	}
+	// A body the real API would refuse with a 400 is refused here too
+	// (wire's body rule: the conversation, the types of the members a
+	// provider reads, the members it requires), by a recording proxy as
+	// well: a scenario recorded from it must replay.
+	if err := parts.Refused(); err != nil {
+		fail(e.Format, http.StatusBadRequest, "request %d: %v", n, err)
+		return
+	}
 	s.format = e.Format
 	ask := wire.AskOf(e, parts)
 	s.requests = append(s.requests, Request{N: n, Path: r.URL.Path, Format: e.Format, Stream: ask.Stream, Body: body, parts: parts})

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/wire"
@@ -131,54 +129,28 @@ func checkBody(src []byte, forced Format, scratch *[]topMember) (recInfo, error)
 	return info, nil
 }
 
-// asks names, per format, the members one of which a request
-// body has (what it asks the model about); shapes, the JSON types the
-// members that a header or its conversation are read from may have.
-// A provider refuses a body that breaks them, so an input that does is
-// not a body of that format: a log given with -format, or a mistake.
-var (
-	asks = map[wire.Format][]string{
-		wire.Anthropic:       {"messages"},
-		wire.OpenAIChat:      {"messages"},
-		wire.OpenAIResponses: {"input", "instructions", "previous_response_id", "prompt", "max_output_tokens"},
-		wire.Gemini:          {"contents"},
-	}
-	// Optional members may be null; Gemini's JSON parser takes a single
-	// object for a repeated field, as clients send.
-	shapes = map[wire.Format]map[string]string{
-		wire.Anthropic:       {"messages": "[", "system": `["n`, "tools": "[n"},
-		wire.OpenAIChat:      {"messages": "[", "tools": "[n", "functions": "[n"},
-		wire.OpenAIResponses: {"input": `["n`, "instructions": `"n`, "tools": "[n"},
-		wire.Gemini:          {"contents": "[{", "systemInstruction": "{n", "system_instruction": "{n", "tools": "[{n"},
-	}
-)
-
-// shapeRefuses says what makes the body not one of format f: none of
-// its conversation members, or a member of the wrong JSON type.
+// shapeRefuses says what makes the body not one of format f: the body
+// rule's shape ([wire.CheckShape]), none of its conversation members or
+// a member of a JSON type the provider refuses. A provider refuses a body
+// that breaks it, so an input that does is not a body of that format: a
+// log given with -format, or a mistake. The members a provider requires
+// besides (model, max_tokens) are left to the fake provider: they say
+// nothing of a header, and a body logged elsewhere may lack them.
 func (b body) shapeRefuses(f wire.Format) error {
-	if !slices.ContainsFunc(asks[f], b.has) {
-		return fmt.Errorf("not a request body in the %s format: it has no %s member", f, strings.Join(asks[f], ", "))
-	}
-	kinds := map[byte]string{'[': "an array", '{': "an object", '"': "a string", 'n': "null"}
-	for _, m := range b.top {
-		name := b.name(m)
-		allowed, ok := shapes[f][name]
-		if !ok {
-			continue
-		}
-		if c := b.src[m.val.start]; strings.IndexByte(allowed, c) < 0 {
-			var want []string
-			for i := range len(allowed) {
-				want = append(want, kinds[allowed[i]])
-			}
-			got := kinds[c]
-			if got == "" {
-				got = "a number or boolean"
-			}
-			return fmt.Errorf("not a request body in the %s format: its %s is %s, not %s", f, name, got, strings.Join(want, " or "))
-		}
+	if err := wire.CheckShape(f, b.members); err != nil {
+		return fmt.Errorf("not a request body in the %s format: %w", f, err)
 	}
 	return nil
+}
+
+// members yields each top-level member's decoded name and the first byte
+// of its value.
+func (b body) members(yield func(string, byte) bool) {
+	for _, m := range b.top {
+		if !yield(b.name(m), b.src[m.val.start]) {
+			return
+		}
+	}
 }
 
 // topMember is a top-level member of a body: its raw key and its value.

@@ -79,7 +79,13 @@
 // input's beside it): in a
 // session log, a JSON object {"type": string, "data": object, …}; in a
 // file of bodies, a JSON object of a known wire format that wire.Split
-// accepts (no top-level member twice, one system member). Blank lines
+// accepts (no top-level member twice, one system member) and whose shape
+// the format's provider takes ([wire.CheckShape]: its conversation member,
+// and members such as tools, system and messages of the JSON types the
+// provider takes; null for an optional member, Gemini's single object for
+// a repeated field). The members a provider requires besides (model,
+// max_tokens) are left to the fake provider, which refuses a request
+// without them: they are not part of what is compared. Blank lines
 // are skipped. Anything else is an *[InputError] at its file, line and
 // column (replay diff exits 125).
 //

@@ -538,18 +538,25 @@ func TestBodyShapes(t *testing.T) {
 		format Format
 		want   string
 	}{
-		{`{"model":"m","messages":"x"}`, FormatAuto, "not a request body in the openai-chat format: its messages is a string, not an array"},
-		{`{"model":"c","messages":[],"system":5,"max_tokens":5}`, FormatAuto, "not a request body in the anthropic format: its system is a number or boolean, not an array or a string"},
-		{`{"model":"c","messages":[],"tools":{"a":1},"max_tokens":5}`, FormatAuto, "its tools is an object, not an array"},
-		{`{"contents":"hi"}`, FormatAuto, "not a request body in the gemini format: its contents is a string, not an array or an object"},
-		{`{"model":"g","input":"hi","instructions":["x"]}`, FormatAuto, "its instructions is an array, not a string or null"},
-		{log, Format(wire.Anthropic), "not a request body in the anthropic format: it has no messages member"},
-		{`{"foo":1}`, Format(wire.Anthropic), "it has no messages member"},
-		{`{"model":"g","tools":[]}`, Format(wire.Gemini), "not a request body in the gemini format: it has no contents member"},
+		{`{"model":"m","messages":"x"}`, FormatAuto, `not a request body in the openai-chat format: member "messages" is a string; OpenAI Chat expects an array`},
+		{`{"model":"c","messages":[],"system":5,"max_tokens":5}`, FormatAuto, `not a request body in the anthropic format: member "system" is a number; Anthropic expects an array or a string`},
+		{`{"model":"c","messages":[],"system":"S","tools":{"a":1},"max_tokens":5}`, FormatAuto, `not a request body in the anthropic format: member "tools" is an object; Anthropic expects an array`},
+		{`{"model":"c","messages":[],"tools":{"a":1},"max_tokens":5}`, FormatAuto, `member "tools" is an object; OpenAI Chat expects an array`},
+		{`{"contents":"hi"}`, FormatAuto, `not a request body in the gemini format: member "contents" is a string; Gemini expects an array or an object`},
+		{`{"model":"g","input":"hi","instructions":["x"]}`, FormatAuto, `member "instructions" is an array; OpenAI Responses expects a string`},
+		{`{"model":"g","input":"hi","model":5}`, FormatAuto, `the body has the member "model" twice`},
+		{`{"model":true,"input":"hi"}`, FormatAuto, `member "model" is a boolean; OpenAI Responses expects a string`},
+		{log, Format(wire.Anthropic), `not a request body in the anthropic format: member "messages" is missing; Anthropic expects an array`},
+		{`{"foo":1}`, Format(wire.Anthropic), `member "messages" is missing; Anthropic expects an array`},
+		{`{"model":"g","tools":[]}`, Format(wire.Gemini), `not a request body in the gemini format: member "contents" is missing; Gemini expects an array or an object`},
+		{`{"model":"g","tools":[]}`, Format(wire.OpenAIResponses), `not a request body in the openai-responses format: it has none of the members "input", "instructions", "previous_response_id", "conversation", "prompt" or "max_output_tokens"; OpenAI Responses expects one of them`},
 	} {
 		first := `{"model":"m","messages":[]}`
-		if c.format == Format(wire.Gemini) {
+		switch c.format {
+		case Format(wire.Gemini):
 			first = `{"contents":[]}`
+		case Format(wire.OpenAIResponses):
+			first = `{"model":"m","input":[]}`
 		}
 		in := []byte(first + "\n" + c.body + "\n")
 		_, err := Compare(Source{Name: "A", Reader: bytes.NewReader(in)}, Source{Name: "B", Reader: bytes.NewReader(in)}, Options{Format: c.format, NoCost: true})
@@ -561,9 +568,13 @@ func TestBodyShapes(t *testing.T) {
 }
 
 // What providers take is taken: null for an optional member, and for
-// Gemini a single object for a repeated field.
+// Gemini a single object for a repeated field. The members a provider
+// requires (model, max_tokens) are the fake provider's to ask for, not
+// replay diff's: a body logged elsewhere may lack them.
 func TestBodyShapesAccepted(t *testing.T) {
 	for _, body := range []string{
+		`{"system":"S","messages":[]}`,
+		`{"messages":[],"model":null}`,
 		`{"model":"c","messages":[],"tools":null,"system":null,"max_tokens":5}`,
 		`{"model":"g","messages":[],"tools":null}`,
 		`{"model":"g","input":null,"previous_response_id":"r1","instructions":null}`,

@@ -23,4 +23,15 @@
 // break) is read without the whitespace between its tokens, and the
 // whitespace is kept aside so that [Rebuild] still gives the body byte for
 // byte.
+//
+// # The body rule
+//
+// What a provider of each format refuses at the top level of a request
+// body is stated once, here: a body without its format's conversation
+// member, with a member the provider reads of a JSON type it does not
+// take, or without a member the provider requires (model, max_tokens).
+// [CheckShape] holds a body to the first two, as replay diff does with
+// its inputs; [CheckRequest] and [Parts.Refused] to all three, as the
+// fake provider does with every request (a *[BodyError] says what and
+// why).
 package wire

@@ -42,6 +42,9 @@ type Parts struct {
 	// Usage is set when an OpenAI Chat body asks its stream for usage
 	// (stream_options.include_usage).
 	Usage bool
+	// check is the body rule applied to the members the split read
+	// (see [Parts.Refused]).
+	check bodyCheck
 }
 
 // Frame is the whitespace of a body that its rest and header parts are
@@ -241,7 +244,7 @@ func SplitAfter(body []byte, f Format, last *Parts) (*Parts, error) {
 			known = append(known, last.System)
 		}
 	}
-	p := &Parts{Format: f}
+	p := &Parts{Format: f, check: newBodyCheck(f)}
 	start, end := 0, len(body)
 	for start < end && isSpace(body[start]) {
 		start++
@@ -364,6 +367,7 @@ func (p *Parts) member(f Format, src []byte, kStart, kEnd, vs, vEnd int, seen ma
 		return fmt.Errorf("the body has the member %q twice", key)
 	}
 	seen[key] = true
+	p.check.member(key, src[vs])
 	switch roleOf(f, key) {
 	case roleConfig:
 		if len(*config) > 1 {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -186,6 +187,24 @@ func randomBody(rng *rand.Rand, f Format) []byte {
 	}
 	rng.Shuffle(len(members), func(i, j int) { members[i], members[j] = members[j], members[i] })
 	members = members[:rng.IntN(len(members)+1)]
+	// Half the bodies are of the shape a provider takes, with the members
+	// it requires (see TestBodyRuleInSplitAgrees); the others are
+	// anything.
+	rule := rules[f]
+	shaped := rng.IntN(2) == 0
+	if shaped {
+		need := []string{rule.asks[rng.IntN(len(rule.asks))]}
+		for _, m := range rule.members {
+			if m.required {
+				need = append(need, m.name)
+			}
+		}
+		for _, n := range need {
+			if q := `"` + n + `"`; !slices.Contains(members, q) {
+				members = slices.Insert(members, rng.IntN(len(members)+1), q)
+			}
+		}
+	}
 	var b strings.Builder
 	b.WriteString(sp() + "{" + sp())
 	for i, m := range members {
@@ -193,7 +212,15 @@ func randomBody(rng *rand.Rand, f Format) []byte {
 			b.WriteString(sp() + "," + sp())
 		}
 		b.WriteString(m + sp() + ":" + sp())
-		if f == OpenAIChat && rng.IntN(2) == 0 {
+		kinds := kindAny
+		if shaped {
+			for _, r := range rule.members {
+				if `"`+r.name+`"` == m {
+					kinds = r.kinds
+				}
+			}
+		}
+		if f == OpenAIChat && kinds&kindArray != 0 && rng.IntN(2) == 0 {
 			b.WriteString("[")
 			for j := range rng.IntN(4) {
 				if j > 0 {
@@ -205,7 +232,11 @@ func randomBody(rng *rand.Rand, f Format) []byte {
 			b.WriteString(sp() + "]")
 			continue
 		}
-		b.WriteString(val())
+		v := val()
+		for kindOf(v[0])&kinds == 0 {
+			v = val()
+		}
+		b.WriteString(v)
 	}
 	b.WriteString(sp() + "}" + sp())
 	out := b.String()
