@@ -100,6 +100,14 @@ func Compare(a, b Source, opts Options) (*Result, error) {
 	if sa.requests == 0 && sb.requests == 0 {
 		return nil, fmt.Errorf("%s and %s: %w", sa.name, sb.name, ErrNothingToCompare)
 	}
+	for _, s := range []*side{sa, sb} {
+		if s.rr.line == 0 {
+			// Most likely a file cut short or never written (a CI
+			// artifact that failed to upload), not a log of no request:
+			// under git bisect run, drift would mark the commit bad.
+			return nil, fmt.Errorf("%s: %w", s.name, ErrEmptyInput)
+		}
+	}
 	res.Headers = Counts{A: sa.count(), B: sb.count()}
 	res.Requests = Counts{A: sa.requests, B: sb.requests}
 	res.logs = sa.log == logYes || sb.log == logYes
@@ -387,6 +395,10 @@ func (s *side) place(sd *Side, h *header) {
 		sd.Turn, sd.Step = r.turn, r.step
 	}
 }
+
+// ErrEmptyInput is the error (wrapped) of [Compare] when one input has
+// no line at all while the other has requests.
+var ErrEmptyInput = errors.New("the input is empty (0 bytes): nothing to compare the other input with (a file cut short, or an artifact that was never written?)")
 
 // ErrNothingToCompare is the error (wrapped) of [Compare] when neither
 // input holds a header: two empty inputs are not "identical", they are
