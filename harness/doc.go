@@ -28,5 +28,6 @@
 //
 // The templating rule lives in template.go, the sidecar formats in pin.go,
 // the layout guards in suite.go (orphans) and replay.go (CompareGolden),
-// the dependency checks in trace.go.
+// the dependency checks in trace.go, the write transaction in record.go
+// and the journal by which a killed record is rolled back in journal.go.
 package harness

@@ -30,6 +30,16 @@ const (
 	// Skipped is the fixture file of a scenario with an in-process agent
 	// that RecordOptions.SkipInProcess left alone, golden files and all.
 	Skipped Status = "skipped"
+	// RolledBack is the journal of a record killed while it replaced
+	// files, which this record rolled back (or, in a dry run, would)
+	// before anything else; the FileChange's Note says what that did, or
+	// what the interrupted record left.
+	RolledBack Status = "rolled-back"
+	// Restored is a file that the interrupted record of a RolledBack had
+	// replaced (or created, or removed), which the rollback put back as
+	// it was before it (or, in a dry run, would). The file is then
+	// recorded as any other, and has a second FileChange.
+	Restored Status = "restored"
 )
 
 // DefaultLockWait is how long a record waits for another record's lock on
@@ -39,7 +49,10 @@ const DefaultLockWait = 10 * time.Second
 // FileChange is what recording did, or would do, to one file.
 type FileChange struct {
 	File   string
-	Status Status // Created, Changed, Unchanged, Removed, Cleaned or Skipped
+	Status Status // Created, Changed, Unchanged, Removed, Cleaned, Skipped, RolledBack or Restored
+	// Note is one line on what a RolledBack did (or, in a dry run, what
+	// the interrupted record left); "" for the other statuses.
+	Note string
 }
 
 // RecordOptions tunes [Suite.Record].
@@ -74,12 +87,23 @@ var ErrLocked = errors.New("another record is writing to the golden directory")
 // lock (flock) on the golden directory, taken before the old files are
 // read and held until the last file is in place, so two records never
 // mix their files: the second waits up to RecordOptions.LockWait, then
-// fails with [ErrLocked]. Holding the lock, it first removes what an
-// interrupted record left (temp files and backups, see [Suite.Findings]).
+// fails with [ErrLocked]. Holding the lock, it first rolls back a record
+// that was killed part way through its renames, as the journal that one
+// left in the golden directory says (reported as one [RolledBack] and a
+// [Restored] per file it puts back), then removes what else an
+// interrupted record left (temp files and backups, see [Suite.Findings]),
+// reported [Cleaned]. A journal it cannot roll back fails the record,
+// which then writes nothing; one rollback stopped in its turn is finished
+// by the next record.
 // When Options.Context is cancelled (record cancels it on SIGINT and
 // SIGTERM), nothing more is run, and a transaction under way is rolled
 // back; the error then wraps the context's.
 func (s *Suite) Record(opts RecordOptions) ([]FileChange, []*Result, error) {
+	return s.record(opts, txnHooks{})
+}
+
+// record is [Suite.Record] with the hooks of its transaction.
+func (s *Suite) record(opts RecordOptions, h txnHooks) ([]FileChange, []*Result, error) {
 	ctx := s.context()
 	var writes []FileWrite
 	var failed []*Result
@@ -89,7 +113,7 @@ func (s *Suite) Record(opts RecordOptions) ([]FileChange, []*Result, error) {
 			return nil, failed, interrupted(ctx, "before anything was written")
 		}
 		if opts.SkipInProcess && s.Skips(f) {
-			skipped = append(skipped, FileChange{f.File, Skipped})
+			skipped = append(skipped, FileChange{File: f.File, Status: Skipped})
 			continue
 		}
 		out, res := s.Check(f)
@@ -133,51 +157,96 @@ func (s *Suite) Record(opts RecordOptions) ([]FileChange, []*Result, error) {
 		defer unlock()
 	}
 	changes := append(make([]FileChange, 0, len(skipped)+len(writes)), skipped...)
+	// With the lock held no other record is writing: what looks like its
+	// journal, temp files and backups was left by one that was killed.
+	// Its journal is rolled back first (a dry run only says so, and
+	// compares with the old files where the rollback would put them);
+	// what else it left is removed after.
+	leftovers, j, err := findLeftovers(s.opts.goldenDir(), s.opts.fixturesDir())
+	if err != nil {
+		return nil, nil, err
+	}
+	oldPath := func(path string) string { return path }
+	orphans := s.orphans
+	if j != nil {
+		var restored []string
+		var note string
+		if opts.DryRun {
+			restored, _ = j.counts()
+			note = j.describe()
+			oldPath = j.oldPath
+			// Files it had pruned would be back, orphans again.
+			for _, f := range j.files {
+				if f.remove && f.replaced() && filepath.Dir(f.target) == filepath.Clean(s.opts.goldenDir()) {
+					if o, ok := s.orphan(filepath.Base(f.target)); ok {
+						orphans = append(orphans, o)
+					}
+				}
+			}
+		} else {
+			if restored, err = j.rollBack(h); err != nil {
+				return nil, nil, err
+			}
+			note = rolledBackNote(restored, len(j.files))
+			// Files it had pruned are back, and orphans again.
+			s.orphans = nil
+			if err := s.scanGolden(); err != nil {
+				return nil, nil, err
+			}
+			orphans = s.orphans
+		}
+		changes = append(changes, FileChange{File: j.path, Status: RolledBack, Note: note})
+		for _, r := range restored {
+			changes = append(changes, FileChange{File: r, Status: Restored})
+		}
+	}
 	var pending []FileWrite
 	for _, w := range writes {
 		if w.Remove {
-			changes = append(changes, FileChange{w.Path, Removed})
+			changes = append(changes, FileChange{File: w.Path, Status: Removed})
 			pending = append(pending, w)
 			continue
 		}
-		old, err := readRegular(w.Path, s.opts.maxFileSize())
+		var old []byte
+		err := os.ErrNotExist
+		if p := oldPath(w.Path); p != "" {
+			old, err = readRegular(p, s.opts.maxFileSize())
+		}
 		switch {
 		case errors.Is(err, os.ErrNotExist):
-			changes = append(changes, FileChange{w.Path, Created})
+			changes = append(changes, FileChange{File: w.Path, Status: Created})
 			pending = append(pending, w)
 		case err != nil:
 			return nil, nil, err
 		case bytes.Equal(old, w.Data):
-			changes = append(changes, FileChange{w.Path, Unchanged})
+			changes = append(changes, FileChange{File: w.Path, Status: Unchanged})
 		default:
-			changes = append(changes, FileChange{w.Path, Changed})
+			changes = append(changes, FileChange{File: w.Path, Status: Changed})
 			pending = append(pending, w)
 		}
 	}
 	if opts.Prune {
-		for _, o := range s.orphans {
-			changes = append(changes, FileChange{o.File, Removed})
+		for _, o := range orphans {
+			changes = append(changes, FileChange{File: o.File, Status: Removed})
 			pending = append(pending, FileWrite{Path: o.File, Remove: true})
 		}
 	}
-	// With the lock held no other record is writing: what looks like its
-	// temp files and backups was left by one that was killed.
-	leftovers, err := findLeftovers(s.opts.goldenDir(), s.opts.fixturesDir())
-	if err != nil {
-		return nil, nil, err
-	}
+	var clean []string
 	for _, l := range leftovers {
-		changes = append(changes, FileChange{l.File, Cleaned})
+		if j == nil || !j.consumes(l.File) {
+			clean = append(clean, l.File)
+			changes = append(changes, FileChange{File: l.File, Status: Cleaned})
+		}
 	}
 	if opts.DryRun {
 		return changes, nil, nil
 	}
-	for _, l := range leftovers {
-		if err := os.Remove(l.File); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, nil, fmt.Errorf("remove %s, left by an interrupted record: %w", l.File, err)
+	for _, l := range clean {
+		if err := os.Remove(l); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, nil, fmt.Errorf("remove %s, left by an interrupted record: %w", l, err)
 		}
 	}
-	if err := WriteFilesContext(ctx, pending); err != nil {
+	if err := writeFiles(ctx, pending, s.opts.goldenDir(), h); err != nil {
 		return nil, nil, err
 	}
 	return changes, nil, nil
@@ -215,43 +284,60 @@ type FileWrite struct {
 // WriteFiles writes (and removes) every file or none. Each file's new bytes
 // go to a temp file in its own directory (a dot file,
 // .NAME.headergold-tmp-N) and are synced; only when all are written are
-// they renamed over the targets (and removals done), the old contents
-// kept aside (as .NAME.headergold-old, a hard link or a synced copy) until
-// every step has succeeded, and the directories synced. A file replaced
-// keeps its permission bits; a new one gets 0644.
+// the old contents kept aside (as .NAME.headergold-old, a hard link or a
+// synced copy), then the new ones renamed over the targets (and removals
+// done), and the directories synced; the backups are removed once every
+// step has succeeded. A file replaced keeps its permission bits; a new
+// one gets 0644.
 //
 // A failure at any point — a write, a backup, a rename, a directory sync
 // — restores every target to its old bytes (or absence) and leaves no
 // temp file or backup behind; if the restoring itself fails, the error
 // says so. A process killed in the middle leaves each target either old
 // or new, and dot files that [Suite.Findings] reports and the next
-// [Suite.Record] removes.
+// [Suite.Record] removes. [Suite.Record] also keeps a journal of its
+// transaction in the golden directory, by which the next record rolls
+// back a record that was killed between its first rename and its last;
+// WriteFiles, which knows no golden directory, keeps none, so a kill
+// part way through its renames may leave some targets old and some new.
 func WriteFiles(files []FileWrite) error { return WriteFilesContext(context.Background(), files) }
 
 // WriteFilesContext is [WriteFiles] that also stops, and rolls back, when
 // ctx is done before every file is in place.
 func WriteFilesContext(ctx context.Context, files []FileWrite) error {
-	return writeFiles(ctx, files, txnHooks{})
+	return writeFiles(ctx, files, "", txnHooks{})
 }
 
-// txnHooks lets tests inject failures into writeFiles; zero fields mean
+// txnHooks lets tests inject failures into writeFiles and the rollback of
+// a journal, or kill the process at one of their steps; zero fields mean
 // the real operations.
 type txnHooks struct {
-	// fail is called before each step ("write", "rename" or "sync" of
-	// the i-th file or directory); a non-nil result aborts there.
+	// fail is called before each step: "write", "backup" and "rename" of
+	// the i-th file, "sync" of the i-th directory, "journal" 0 before the
+	// journal is written and 1 before it is renamed into place, "commit"
+	// before it is removed, "cleanup" of the i-th backup after that (whose
+	// result is ignored: the transaction is done), and in a rollback
+	// (in process, or from a journal) "undo" of the i-th file, then
+	// "undo-temp" and "undo-journal". A non-nil result aborts there.
 	fail    func(step string, i int) error
 	link    func(oldname, newname string) error
 	copy    func(dst io.Writer, src io.Reader) (int64, error)
 	syncDir func(dir string) error
 }
 
-// step runs before each step of writeFiles: it aborts the transaction
-// when ctx is done (or a test injects a failure).
-func (h txnHooks) step(ctx context.Context, step string, i int) error {
+// at runs before each step: a test may fail it.
+func (h txnHooks) at(step string, i int) error {
 	if h.fail != nil {
-		if err := h.fail(step, i); err != nil {
-			return err
-		}
+		return h.fail(step, i)
+	}
+	return nil
+}
+
+// step runs before each step of writeFiles until the commit: it aborts
+// the transaction when ctx is done (or a test injects a failure).
+func (h txnHooks) step(ctx context.Context, step string, i int) error {
+	if err := h.at(step, i); err != nil {
+		return err
 	}
 	if ctx.Err() != nil {
 		return interrupted(ctx, "while writing")
@@ -259,43 +345,69 @@ func (h txnHooks) step(ctx context.Context, step string, i int) error {
 	return nil
 }
 
-func writeFiles(ctx context.Context, files []FileWrite, h txnHooks) (err error) {
-	temps := make([]string, len(files))
-	backups := make(map[int]string)
-	done := 0 // files renamed or removed
-	var dirs []string
+// writeFiles is [WriteFilesContext], keeping the transaction's journal in
+// journalDir (see journal.go) unless it is "".
+func writeFiles(ctx context.Context, files []FileWrite, journalDir string, h txnHooks) (err error) {
+	if len(files) == 0 {
+		return nil
+	}
+	txn := make([]txnFile, len(files))
+	for i, f := range files {
+		txn[i] = txnFile{target: f.Path, remove: f.Remove}
+	}
+	done := 0          // files renamed or removed
+	journaled := false // the journal is on disk
+	var dirs []string  // of the targets
+	sync := h.syncDir
+	if sync == nil {
+		sync = syncDir
+	}
 	defer func() {
 		if err == nil {
-			for _, b := range backups {
-				os.Remove(b)
-			}
 			return
 		}
 		// Undo in reverse: restore each target, then drop what is left.
 		var undo []error
 		for i := done - 1; i >= 0; i-- {
-			if b, ok := backups[i]; ok {
-				undo = append(undo, os.Rename(b, files[i].Path))
-				delete(backups, i)
-			} else if !files[i].Remove {
-				undo = append(undo, os.Remove(files[i].Path))
+			f := &txn[i]
+			if err := h.at("undo", i); err != nil {
+				undo = append(undo, err)
+				continue
+			}
+			if f.backup != "" {
+				undo = append(undo, os.Rename(f.backup, f.target))
+				f.backup = ""
+			} else if !f.remove {
+				undo = append(undo, os.Remove(f.target))
 			}
 		}
 		for _, dir := range dirs {
-			syncDir(dir) // best effort: the error being reported comes first
+			sync(dir) // best effort: the error being reported comes first
 		}
 		if u := errors.Join(undo...); u != nil {
+			if journaled {
+				// The journal, the backups and the temp files stay: the
+				// next record rolls back what this one could not.
+				err = fmt.Errorf("%w; restoring the old files failed too: %v; the next record restores them from the backups its journal %s names",
+					err, u, filepath.Join(journalDir, journalName))
+				return
+			}
 			err = fmt.Errorf("%w; restoring the old files failed too: %v", err, u)
 		} else {
 			err = fmt.Errorf("%w; no file was changed", err)
 		}
-		for i := range files {
-			if b, ok := backups[i]; ok {
-				os.Remove(b)
+		// An untouched target's backup goes before its temp file (see
+		// txnFile.replaced), and the journal last.
+		for i := range txn {
+			if i >= done && txn[i].backup != "" {
+				os.Remove(txn[i].backup)
 			}
-			if temps[i] != "" {
-				os.Remove(temps[i])
+			if txn[i].temp != "" {
+				os.Remove(txn[i].temp)
 			}
+		}
+		if journaled && os.Remove(filepath.Join(journalDir, journalName)) == nil {
+			sync(journalDir)
 		}
 	}()
 	for i, f := range files {
@@ -309,40 +421,65 @@ func writeFiles(ctx context.Context, files []FileWrite, h txnHooks) (err error) 
 		if err != nil {
 			return fmt.Errorf("write %s: %w", f.Path, err)
 		}
-		temps[i] = t
+		txn[i].temp = t
+	}
+	for i, f := range files {
+		_, err := os.Lstat(f.Path)
+		switch {
+		case err == nil:
+			txn[i].existed = true
+		case !errors.Is(err, os.ErrNotExist):
+			return fmt.Errorf("write %s: %w", f.Path, err)
+		}
+		if dir := filepath.Dir(f.Path); !slices.Contains(dirs, dir) {
+			dirs = append(dirs, dir)
+		}
+	}
+	if journalDir != "" {
+		if err := h.step(ctx, "journal", 0); err != nil {
+			return err
+		}
+		var err error
+		if journaled, err = writeJournal(journalDir, txn, h); err != nil {
+			return fmt.Errorf("write the journal %s: %w", filepath.Join(journalDir, journalName), err)
+		}
+	}
+	for i, f := range files {
+		if !txn[i].existed {
+			continue
+		}
+		if err := h.step(ctx, "backup", i); err != nil {
+			return err
+		}
+		b, err := keepOld(f.Path, h)
+		if err != nil {
+			return fmt.Errorf("keep the old %s: %w", f.Path, err)
+		}
+		txn[i].backup = b
+	}
+	// The backups are durable before any target changes.
+	for _, dir := range dirs {
+		if err := sync(dir); err != nil {
+			return fmt.Errorf("sync directory %s: %w", dir, err)
+		}
 	}
 	for i, f := range files {
 		if err := h.step(ctx, "rename", i); err != nil {
 			return err
 		}
-		if _, err := os.Lstat(f.Path); err == nil {
-			b, err := keepOld(f.Path, h)
-			if err != nil {
-				return fmt.Errorf("keep the old %s: %w", f.Path, err)
-			}
-			backups[i] = b
-		}
+		var err error
 		if f.Remove {
 			if err = os.Remove(f.Path); errors.Is(err, os.ErrNotExist) {
 				err = nil // already gone
 			}
 		} else {
-			err = os.Rename(temps[i], f.Path)
+			err = os.Rename(txn[i].temp, f.Path)
 		}
 		if err != nil {
 			return fmt.Errorf("write %s: %w", f.Path, err)
 		}
-		if !f.Remove {
-			temps[i] = ""
-		}
+		txn[i].temp = ""
 		done++
-		if dir := filepath.Dir(f.Path); !slices.Contains(dirs, dir) {
-			dirs = append(dirs, dir)
-		}
-	}
-	sync := h.syncDir
-	if sync == nil {
-		sync = syncDir
 	}
 	for i, dir := range dirs {
 		if err := h.step(ctx, "sync", i); err != nil {
@@ -350,6 +487,24 @@ func writeFiles(ctx context.Context, files []FileWrite, h txnHooks) (err error) 
 		}
 		if err := sync(dir); err != nil {
 			return fmt.Errorf("sync directory %s: %w", dir, err)
+		}
+	}
+	if journaled {
+		// The commit: without the journal, the next record keeps the new
+		// files and only removes the backups, should this one not.
+		if err := h.step(ctx, "commit", 0); err != nil {
+			return err
+		}
+		if err := os.Remove(filepath.Join(journalDir, journalName)); err != nil {
+			return fmt.Errorf("remove the journal %s: %w", filepath.Join(journalDir, journalName), err)
+		}
+		journaled = false
+		sync(journalDir) // best effort: a journal that comes back only rolls back a record that succeeded
+	}
+	for i := range txn {
+		h.at("cleanup", i)
+		if txn[i].backup != "" {
+			os.Remove(txn[i].backup)
 		}
 	}
 	return nil
@@ -364,9 +519,10 @@ const (
 
 // keepOld keeps the current bytes of path beside it until the transaction
 // ends: a hard link where the file system has them, else a synced copy
-// with the same permissions. A copy that fails is removed.
+// with the same permissions, made in a temp file and renamed, so that a
+// backup is never partial. A copy that fails is removed.
 func keepOld(path string, h txnHooks) (string, error) {
-	b := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+backupSuffix)
+	b := backupPath(path)
 	if err := os.Remove(b); err != nil && !errors.Is(err, os.ErrNotExist) { // left by a killed run
 		return "", err
 	}
@@ -377,28 +533,35 @@ func keepOld(path string, h txnHooks) (string, error) {
 	if err := link(path, b); err == nil {
 		return b, nil
 	}
-	if err := copyFile(path, b, h); err != nil {
-		os.Remove(b)
+	tmp, err := copyFile(path, h)
+	if err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, b); err != nil {
+		os.Remove(tmp)
 		return "", err
 	}
 	return b, nil
 }
 
-// copyFile copies src to a new file dst with src's permissions, synced.
-func copyFile(src, dst string, h txnHooks) error {
+// copyFile copies src to a new temp file beside it (a writeFiles temp
+// file of src) with src's permissions, synced, and returns its name; on
+// failure it leaves none.
+func copyFile(src string, h txnHooks) (name string, err error) {
 	in, err := os.Open(src)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer in.Close()
 	fi, err := in.Stat()
 	if err != nil {
-		return err
+		return "", err
 	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+	out, err := os.CreateTemp(filepath.Dir(src), "."+filepath.Base(src)+tempInfix+"*")
 	if err != nil {
-		return err
+		return "", err
 	}
+	name = out.Name()
 	cp := h.copy
 	if cp == nil {
 		cp = io.Copy
@@ -406,11 +569,11 @@ func copyFile(src, dst string, h txnHooks) error {
 	_, werr := cp(out, in)
 	serr := out.Sync()
 	cerr := out.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		return err
+	if err := errors.Join(werr, serr, cerr, os.Chmod(name, fi.Mode().Perm())); err != nil {
+		os.Remove(name)
+		return "", err
 	}
-	// The mode given to OpenFile went through the umask.
-	return os.Chmod(dst, fi.Mode().Perm())
+	return name, nil
 }
 
 // syncDir makes renames in dir durable. A file system that cannot sync a

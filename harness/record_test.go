@@ -26,7 +26,7 @@ func TestWriteFilesAllOrNothing(t *testing.T) {
 				{Path: filepath.Join(dir, "c.golden"), Data: []byte("new c\n")},
 			}
 			injected := errors.New("injected")
-			err := writeFiles(t.Context(), files, txnHooks{fail: func(step string, i int) error {
+			err := writeFiles(t.Context(), files, dir, txnHooks{fail: func(step string, i int) error {
 				if step == tc.step && i == tc.at {
 					return injected
 				}
@@ -53,8 +53,8 @@ func TestWriteFilesAllOrNothing(t *testing.T) {
 }
 
 func TestWriteFilesRealFailure(t *testing.T) {
-	// A directory where the last file should go makes its rename fail after
-	// the others were renamed: they must be rolled back.
+	// A directory where the last file should go can be neither kept aside
+	// nor replaced: the write fails, and the others keep their old bytes.
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "a.golden"), "old a\n")
 	if err := os.Mkdir(filepath.Join(dir, "z.golden"), 0o755); err != nil {
@@ -65,7 +65,7 @@ func TestWriteFilesRealFailure(t *testing.T) {
 		{Path: filepath.Join(dir, "a.golden"), Data: []byte("new a\n")},
 		{Path: filepath.Join(dir, "b.golden"), Data: []byte("new b\n")},
 		{Path: filepath.Join(dir, "z.golden"), Data: []byte("new z\n")},
-	}, txnHooks{})
+	}, dir, txnHooks{})
 	if err == nil || !strings.Contains(err.Error(), "z.golden") {
 		t.Fatalf("err = %v, want a failure naming z.golden", err)
 	}
@@ -81,7 +81,7 @@ func TestWriteFilesRealFailure(t *testing.T) {
 func TestWriteFilesSuccess(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "a.golden"), "old\n")
-	err := writeFiles(t.Context(), []FileWrite{{Path: filepath.Join(dir, "a.golden"), Data: []byte("new\n")}, {Path: filepath.Join(dir, "b.golden"), Data: []byte("b\n")}}, txnHooks{})
+	err := writeFiles(t.Context(), []FileWrite{{Path: filepath.Join(dir, "a.golden"), Data: []byte("new\n")}, {Path: filepath.Join(dir, "b.golden"), Data: []byte("b\n")}}, dir, txnHooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestWriteFilesRemovalIsPartOfTheTransaction(t *testing.T) {
 		{Path: filepath.Join(dir, "a.golden"), Data: []byte("new a\n")},
 	}
 	injected := errors.New("injected")
-	err := writeFiles(t.Context(), files, txnHooks{fail: func(step string, i int) error {
+	err := writeFiles(t.Context(), files, dir, txnHooks{fail: func(step string, i int) error {
 		if step == "rename" && i == 1 {
 			return injected // after the removal was done
 		}
@@ -164,7 +164,7 @@ func TestWriteFilesRemovalIsPartOfTheTransaction(t *testing.T) {
 	if len(entries) != 2 {
 		t.Errorf("left behind: %v", entries)
 	}
-	if err := writeFiles(t.Context(), files, txnHooks{}); err != nil {
+	if err := writeFiles(t.Context(), files, dir, txnHooks{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "orphan.golden")); !errors.Is(err, os.ErrNotExist) {

@@ -155,8 +155,9 @@ const (
 	// Orphan is a golden log or sidecar whose fixture does not exist;
 	// RecordOptions.Prune deletes it.
 	Orphan FindingKind = "orphan"
-	// Leftover is a temp file or backup an interrupted record left in
-	// the golden or fixtures directory; the next record removes it.
+	// Leftover is a temp file, backup or journal an interrupted record
+	// left in the golden or fixtures directory; the next record rolls
+	// back what the journal says and removes them.
 	Leftover FindingKind = "leftover"
 )
 
@@ -249,7 +250,7 @@ func Load(opts Options) (*Suite, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.leftovers, err = findLeftovers(opts.goldenDir(), dir); err != nil {
+	if s.leftovers, _, err = findLeftovers(opts.goldenDir(), dir); err != nil {
 		return nil, fmt.Errorf("golden: %w", err)
 	}
 	if len(s.leftovers) > 0 {
@@ -260,7 +261,7 @@ func Load(opts Options) (*Suite, error) {
 		switch {
 		case err == nil:
 			unlock()
-			if s.leftovers, err = findLeftovers(opts.goldenDir(), dir); err != nil {
+			if s.leftovers, _, err = findLeftovers(opts.goldenDir(), dir); err != nil {
 				return nil, fmt.Errorf("golden: %w", err)
 			}
 		case s.context().Err() != nil:
@@ -339,7 +340,10 @@ func (s *Suite) Fixture(name string) *Fixture { return s.byName[name] }
 // and sidecars whose fixture does not exist ([Orphan]), and the temp files
 // and backups (dot files ending in .headergold-tmp-N or .headergold-old)
 // that an interrupted record left in the golden or fixtures directory,
-// which the next record removes ([Leftover]). Replay reports each as a
+// which the next record removes ([Leftover]). A record killed while it
+// replaced files also left its journal, golden/.headergold-journal: its
+// finding comes first and says how many files are new (naming them) and
+// how many old, which the next record restores. Replay reports each as a
 // guard failure. With Options.Run, only the selected fixtures' files are
 // considered orphans.
 func (s *Suite) Findings() []Finding { return slices.Concat(s.orphans, s.leftovers) }
@@ -371,18 +375,25 @@ func (s *Suite) scanGolden() error {
 	s.goldenFiles = make(map[string]bool, len(entries))
 	for _, e := range entries {
 		s.goldenFiles[e.Name()] = !e.IsDir()
-		name, kind := goldenName(e.Name())
-		if kind == "" || e.IsDir() {
-			continue
-		}
-		if s.byName[name] == nil && (s.opts.Run == nil || s.opts.Run.MatchString(name)) {
-			s.orphans = append(s.orphans, Finding{Kind: Orphan,
-				File: filepath.Join(s.opts.goldenDir(), e.Name()),
-				Msg:  fmt.Sprintf("%s with no fixture %s; %s", kind, filepath.Join(s.opts.fixturesDir(), name+".json"), s.opts.Commands.prune()),
-			})
+		if o, ok := s.orphan(e.Name()); ok && !e.IsDir() {
+			s.orphans = append(s.orphans, o)
 		}
 	}
 	return nil
+}
+
+// orphan returns the finding of the golden directory's file of that name
+// when it is a golden file whose fixture does not exist (among those
+// Options.Run selects).
+func (s *Suite) orphan(file string) (Finding, bool) {
+	name, kind := goldenName(file)
+	if kind == "" || s.byName[name] != nil || (s.opts.Run != nil && !s.opts.Run.MatchString(name)) {
+		return Finding{}, false
+	}
+	return Finding{Kind: Orphan,
+		File: filepath.Join(s.opts.goldenDir(), file),
+		Msg:  fmt.Sprintf("%s with no fixture %s; %s", kind, filepath.Join(s.opts.fixturesDir(), name+".json"), s.opts.Commands.prune()),
+	}, true
 }
 
 // goldenName splits a golden-directory file name into fixture name and kind.

@@ -108,14 +108,90 @@ func (s *crashSuite) recordArgs() []string {
 	return []string{"-fixtures", s.fixtures, "-golden", s.golden, "-prune"}
 }
 
-// complete runs record to the end and fails unless it succeeds.
-func (s *crashSuite) complete(t *testing.T, extra ...string) {
+// complete runs record to the end, fails unless it succeeds, and returns
+// its output.
+func (s *crashSuite) complete(t *testing.T, extra ...string) string {
 	t.Helper()
 	cmd := exec.Command(s.bin, append(s.recordArgs(), extra...)...)
 	cmd.Env = append(os.Environ(), "CI=")
-	if out, err := cmd.CombinedOutput(); err != nil {
+	out, err := cmd.CombinedOutput()
+	if err != nil {
 		t.Fatalf("record %s: %v\n%s", strings.Join(extra, " "), err, out)
 	}
+	return string(out)
+}
+
+// journalName is the journal a record keeps in the golden directory while
+// it replaces files.
+const journalName = ".headergold-journal"
+
+// checkJournal checks, after a kill, what replay says of the journal the
+// killed record left, and then what the next record says of its
+// rollback: that it restored exactly the files that were new (so that,
+// before it wrote, the directory held exactly the old files). old is the
+// state before the killed record, after the state it left, next the one
+// the next record made and out its output; it returns whether there was
+// a journal.
+func (s *crashSuite) checkJournal(t *testing.T, when string, suite *harness.Suite, old, after, next map[string]string, out string) bool {
+	t.Helper()
+	var replaced []string
+	targets := 0
+	for name := range union(old, next) {
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		was, wasOK := old[name]
+		now, nowOK := next[name]
+		if wasOK == nowOK && was == now {
+			continue
+		}
+		targets++
+		if got, ok := after[name]; ok != wasOK || got != was {
+			replaced = append(replaced, filepath.Join(s.golden, name))
+		}
+	}
+	slices.Sort(replaced)
+	var line string
+	for l := range strings.Lines(out) {
+		if strings.HasPrefix(l, "rolled back an interrupted record") {
+			line = l
+		}
+	}
+	if _, ok := after[journalName]; !ok {
+		if line != "" {
+			t.Errorf("%s: no journal, but the next record says %q", when, line)
+		}
+		if len(replaced) > 0 && len(replaced) < targets {
+			t.Errorf("%s: %d of %d files new, and no journal to roll them back", when, len(replaced), targets)
+		}
+		return false
+	}
+	var msg string
+	for _, f := range suite.Findings() {
+		if filepath.Base(f.File) == journalName {
+			msg = f.Msg
+		}
+	}
+	if len(replaced) == 0 {
+		if !strings.Contains(msg, fmt.Sprintf("had replaced none of its %d files yet", targets)) {
+			t.Errorf("%s: no file new, %d to write; replay says %q", when, targets, msg)
+		}
+		if !strings.Contains(line, fmt.Sprintf("which had replaced none of its %d files yet", targets)) {
+			t.Errorf("%s: no file new; the next record says %q", when, line)
+		}
+		return true
+	}
+	if !strings.Contains(msg, fmt.Sprintf("partly written: %d file", len(replaced))) || !strings.Contains(msg, fmt.Sprintf(") and %d old;", targets-len(replaced))) ||
+		!strings.Contains(msg, "the next record restores the old files") {
+		t.Errorf("%s: %d of %d files new; replay says %q", when, len(replaced), targets, msg)
+	}
+	head, list, _ := strings.Cut(strings.TrimSpace(line), " to their old state: ")
+	restored := strings.Split(list, ", ")
+	slices.Sort(restored)
+	if !slices.Equal(restored, replaced) || !strings.HasSuffix(head, fmt.Sprintf(" of its %d", targets)) {
+		t.Errorf("%s: the next record says %q; the files new were %v", when, line, replaced)
+	}
+	return true
 }
 
 // child is a record process of the suite.
@@ -285,7 +361,11 @@ func (s *crashSuite) calibrate(t *testing.T, v int) *window {
 // window, at least 50 times, each time over a suite of 50 fixtures that
 // all changed: every golden file is then byte for byte its old or its
 // new version, every other file in the golden directory is a leftover
-// (a dot file) that replay reports, and the next record leaves none.
+// (a dot file) that replay reports, and the next record leaves none. A
+// record killed among its renames leaves its journal: replay then says
+// how many files are new and how many old, and the next record says it
+// rolled back, restoring exactly the files that were new, before it
+// records. (harness.TestKillAtEveryStep kills at each step in turn.)
 func TestCrashSafety(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
@@ -301,7 +381,7 @@ func TestCrashSafety(t *testing.T) {
 	s.write(t, 0)
 	s.complete(t)
 	win := s.calibrate(t, 1)
-	kills, missed, mixed, withLeftovers := 0, 0, 0, 0
+	kills, missed, mixed, withLeftovers, journals := 0, 0, 0, 0, 0
 	for v := 2; kills < wantKills; v++ {
 		if time.Now().After(budget) {
 			t.Fatalf("only %d kills in the write window in the time allowed (window %s, %d missed; seed %d)", kills, win.get(), missed, seed)
@@ -370,10 +450,26 @@ func TestCrashSafety(t *testing.T) {
 		if !slices.Equal(reported, left) {
 			t.Errorf("version %d, killed after %s: leftovers %v, replay reports %v", v, delay, left, reported)
 		}
-		s.complete(t)
+		if _, ok := after[journalName]; ok && journals < 3 {
+			// record -check says what replay says, writes nothing and exits 1.
+			cmd := exec.Command(s.bin, append(s.recordArgs(), "-check")...)
+			cmd.Env = append(os.Environ(), "CI=")
+			out, _ := cmd.CombinedOutput()
+			if code := cmd.ProcessState.ExitCode(); code != exitChanges || !strings.Contains(string(out), "an interrupted record ") ||
+				!strings.Contains(string(out), "the next record ") {
+				t.Errorf("version %d: record -check exits %d:\n%s", v, code, out)
+			}
+			if !sameState(after, state(t, s.golden)) {
+				t.Errorf("version %d: record -check changed the golden directory", v)
+			}
+		}
+		out := s.complete(t)
 		next := state(t, s.golden)
 		if l := leftovers(next); len(l) > 0 {
 			t.Errorf("version %d: the next record left %v", v, l)
+		}
+		if s.checkJournal(t, fmt.Sprintf("version %d, killed after %s", v, delay), suite, old, after, next, out) {
+			journals++
 		}
 		if l := leftovers(state(t, s.fixtures)); len(l) > 0 {
 			t.Errorf("version %d: leftovers in the fixtures directory: %v", v, l)
@@ -403,8 +499,8 @@ func TestCrashSafety(t *testing.T) {
 			t.FailNow()
 		}
 	}
-	t.Logf("%d kills in a write window of %s (%d runs finished first); %d left some files old and some new, %d left dot files behind; seed %d",
-		kills, win.get(), missed, mixed, withLeftovers, seed)
+	t.Logf("%d kills in a write window of %s (%d runs finished first); %d left some files old and some new, %d left dot files behind, %d a journal the next record rolled back; seed %d",
+		kills, win.get(), missed, mixed, withLeftovers, journals, seed)
 }
 
 func union(states ...map[string]string) map[string]bool {

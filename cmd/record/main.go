@@ -55,7 +55,12 @@ a failure at any point restores the old files. The golden directory is
 locked (flock) while record writes: a second record waits up to 10s, then
 gives up. SIGINT or SIGTERM stops record before it writes, or rolls back
 the write under way. Temp files and backups are dot files; those a killed
-record left are reported by replay and removed by the next record.
+record left are reported by replay and removed by the next record. While
+it replaces files, record keeps a journal, golden/.headergold-journal: a
+record killed then (SIGKILL, a crash) leaves it, replay says which files
+are new and which old, and the next record first puts every old file
+back, says so in one line ("rolled back an interrupted record: restored
+..."), then records.
 
 A captured scenario (a fixture with "agent") runs its agent against a fake
 provider on 127.0.0.1; its repeat pass (the fixture's "runs", default 4)
@@ -92,16 +97,18 @@ files under another name.
 Only regular files are read, each up to -max-file-size (default 64MiB).
 
 -json prints, one per line, an object for each file ({"file", "status"},
-status created, changed, unchanged, removed, cleaned, skipped, orphan or
-sidecar), one for each fixture that fails its checks ({"fixture",
+status created, changed, unchanged, removed, cleaned, skipped, orphan,
+sidecar, rolled-back for the journal of a killed record, with a "note",
+and restored for each file its rollback put back), one for each fixture
+that fails its checks ({"fixture",
 "status", "seed", "reproduce", "failures"}), then {"summary": true, ...}
 with the counts.
 
 -check exits 1 for everything replay would fail on that recording
 would fix or report: a golden file to create or change, an orphan golden
 file, a sidecar beside a fixture that is not pinned (which a record
-removes), a file left by an interrupted record, a fixture that fails its
-checks.
+removes), a file left by an interrupted record or its journal (a line says
+how many files it left new and old), a fixture that fails its checks.
 
 Flags go before or after other arguments; -h prints this help.
 
@@ -251,9 +258,17 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	for _, c := range changes {
 		counts[c.Status]++
 		listed[c.File] = true
-		note := ""
-		if c.Status == harness.Skipped {
+		note := c.Note
+		switch c.Status {
+		case harness.Skipped:
 			note = "in-process agent: record it from go test with GOLDIE_UPDATE=1"
+		case harness.RolledBack:
+			rep.rolledBack(c.File, note)
+			continue
+		case harness.Restored:
+			if rep.js == nil {
+				continue // the rolled-back line names them
+			}
 		}
 		rep.file(string(c.Status), c.File, note)
 	}
@@ -283,8 +298,9 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 	}
 	rep.summary(summaryReport{Created: counts[harness.Created], Changed: counts[harness.Changed], Unchanged: counts[harness.Unchanged],
-		Removed: counts[harness.Removed], Cleaned: counts[harness.Cleaned], Skipped: counts[harness.Skipped], Stray: stray}, prune)
-	if check && counts[harness.Created]+counts[harness.Changed]+counts[harness.Removed]+counts[harness.Cleaned]+stray > 0 {
+		Removed: counts[harness.Removed], Cleaned: counts[harness.Cleaned], Skipped: counts[harness.Skipped], Stray: stray,
+		RolledBack: counts[harness.RolledBack] > 0, Restored: counts[harness.Restored]}, prune)
+	if check && counts[harness.Created]+counts[harness.Changed]+counts[harness.Removed]+counts[harness.Cleaned]+counts[harness.RolledBack]+stray > 0 {
 		return exitChanges
 	}
 	return exitOK

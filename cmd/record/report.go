@@ -28,7 +28,7 @@ func newReporter(stdout, stderr io.Writer, asJSON, check bool) *reporter {
 // fileReport is the -json object of one file.
 type fileReport struct {
 	File   string `json:"file"`
-	Status string `json:"status"` // created, changed, unchanged, removed, cleaned, skipped, orphan, sidecar
+	Status string `json:"status"` // created, changed, unchanged, removed, cleaned, skipped, orphan, sidecar, rolled-back, restored
 	Note   string `json:"note,omitempty"`
 }
 
@@ -57,17 +57,21 @@ type failureReport struct {
 
 // summaryReport is the last -json object.
 type summaryReport struct {
-	Summary   bool   `json:"summary"`
-	Check     bool   `json:"check"` // -check: nothing was written
-	Created   int    `json:"created"`
-	Changed   int    `json:"changed"`
-	Unchanged int    `json:"unchanged"`
-	Removed   int    `json:"removed"`
-	Cleaned   int    `json:"cleaned"`
-	Skipped   int    `json:"skipped"`
-	Stray     int    `json:"stray"`  // orphans and sidecars replay would fail on
-	Failed    int    `json:"failed"` // fixtures that failed their checks
-	Error     string `json:"error,omitempty"`
+	Summary   bool `json:"summary"`
+	Check     bool `json:"check"` // -check: nothing was written
+	Created   int  `json:"created"`
+	Changed   int  `json:"changed"`
+	Unchanged int  `json:"unchanged"`
+	Removed   int  `json:"removed"`
+	Cleaned   int  `json:"cleaned"`
+	Skipped   int  `json:"skipped"`
+	// RolledBack: the journal of a killed record was (with -check, would
+	// be) rolled back first; Restored counts the files it put back.
+	RolledBack bool   `json:"rolledBack"`
+	Restored   int    `json:"restored"`
+	Stray      int    `json:"stray"`  // orphans and sidecars replay would fail on
+	Failed     int    `json:"failed"` // fixtures that failed their checks
+	Error      string `json:"error,omitempty"`
 }
 
 // failed reports a fixture that failed its checks, and the command line
@@ -117,6 +121,16 @@ func (r *reporter) file(status, path, note string) {
 		return
 	}
 	fmt.Fprintf(r.stdout, "%-9s %s\n", verb, path)
+}
+
+// rolledBack reports the rollback of a killed record's journal, or with
+// -check what that record left, in one line: note, which names the files.
+func (r *reporter) rolledBack(journal, note string) {
+	if r.js != nil {
+		r.js.Encode(fileReport{File: journal, Status: string(harness.RolledBack), Note: note})
+		return
+	}
+	fmt.Fprintln(r.stdout, note)
 }
 
 // abort says why record stops before it has anything to report (on

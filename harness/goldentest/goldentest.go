@@ -86,7 +86,11 @@ func Test(t *testing.T, opts harness.Options) {
 			t.Fatal(err)
 		}
 		for _, c := range changes {
-			if c.Status != harness.Unchanged {
+			switch c.Status {
+			case harness.Unchanged, harness.Restored: // the rolled-back line names those restored
+			case harness.RolledBack:
+				t.Log(c.Note)
+			default:
 				t.Logf("%s %s", c.Status, c.File)
 			}
 		}
