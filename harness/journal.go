@@ -296,14 +296,15 @@ func (j *journal) oldPath(target string) string {
 	return target
 }
 
-// consumes reports whether rolling back uses up path: the journal itself
-// and the backups it restores are not leftovers to clean.
+// consumes reports whether rolling back uses up path: the journal itself,
+// the backups it restores and the temp files it removes are not leftovers
+// to clean.
 func (j *journal) consumes(path string) bool {
 	if path == j.path {
 		return true
 	}
 	for _, f := range j.files {
-		if f.backup == path {
+		if f.backup == path || f.temp == path {
 			return true
 		}
 	}

@@ -361,3 +361,42 @@ func TestBadJournalStopsRecord(t *testing.T) {
 		t.Error("record wrote")
 	}
 }
+
+// A record rolls a killed one back before it runs or plans anything: what
+// the rollback puts back (here the sidecar of a fixture that is not
+// pinned, which the killed record had removed) is planned for again, and
+// replay then passes.
+func TestRecordAfterRollBackPlansAgain(t *testing.T) {
+	opts := copyBundled(t)
+	opts.Shuffle = -1
+	sidecar := filepath.Join(opts.Golden, "tool-turn.system.md")
+	writeFile(t, sidecar, "stale\n")
+	writeFile(t, filepath.Join(opts.Golden, "resume.golden"), "stale\n")
+	killInProcess(t, mustLoad(t, opts), RecordOptions{}, "sync", 0)
+	if _, err := os.Stat(filepath.Join(opts.Golden, journalName)); err != nil {
+		t.Fatalf("no journal: %v", err)
+	}
+	if _, err := os.Stat(sidecar); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the killed record had not removed the sidecar: %v", err)
+	}
+	changes, _, err := mustLoad(t, opts).Record(RecordOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	statuses := map[Status][]string{}
+	for _, c := range changes {
+		statuses[c.Status] = append(statuses[c.Status], filepath.Base(c.File))
+	}
+	if !slices.Contains(statuses[Restored], "tool-turn.system.md") || !slices.Contains(statuses[Removed], "tool-turn.system.md") {
+		t.Errorf("changes %v: the sidecar is not restored, then removed", statuses)
+	}
+	if _, err := os.Stat(sidecar); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the rollback put the sidecar back and the record left it: %v", err)
+	}
+	again := mustLoad(t, opts)
+	for _, f := range again.Fixtures() {
+		if res := again.Replay(f); !res.Passed() {
+			t.Errorf("%s after the record: %v", f.Name, res.Failures)
+		}
+	}
+}

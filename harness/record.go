@@ -108,6 +108,17 @@ func (s *Suite) record(opts RecordOptions, h txnHooks) ([]FileChange, []*Result,
 	var writes []FileWrite
 	var failed []*Result
 	var skipped []FileChange
+	if !opts.DryRun {
+		// A killed record's journal is rolled back before anything is
+		// run or planned: the fixtures it wrote (-upstream) and the
+		// sidecars it removed come back, and the checks and the plan
+		// must be made from those, not from the half-written files.
+		rolled, err := s.rollBackFirst(ctx, opts, h)
+		if err != nil {
+			return nil, nil, err
+		}
+		skipped = rolled
+	}
 	for _, f := range s.Fixtures() {
 		if ctx.Err() != nil {
 			return nil, failed, interrupted(ctx, "before anything was written")
@@ -250,6 +261,50 @@ func (s *Suite) record(opts RecordOptions, h txnHooks) ([]FileChange, []*Result,
 		return nil, nil, err
 	}
 	return changes, nil, nil
+}
+
+// rollBackFirst rolls back the journal a killed record left, under the
+// golden directory's lock, and loads the suite again from the files as
+// they are then. It returns the changes to report, none when there was
+// no journal.
+func (s *Suite) rollBackFirst(ctx context.Context, opts RecordOptions, h txnHooks) ([]FileChange, error) {
+	if _, j, err := findLeftovers(s.opts.goldenDir(), s.opts.fixturesDir()); err != nil || j == nil {
+		return nil, err
+	}
+	changes, err := func() ([]FileChange, error) {
+		unlock, err := lockDir(ctx, s.opts.goldenDir(), cmp.Or(opts.LockWait, DefaultLockWait))
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+		// Under the lock, the journal is still there unless another
+		// record rolled it back meanwhile.
+		_, j, err := findLeftovers(s.opts.goldenDir(), s.opts.fixturesDir())
+		if err != nil || j == nil {
+			return nil, err
+		}
+		restored, err := j.rollBack(h)
+		if err != nil {
+			return nil, err
+		}
+		changes := []FileChange{{File: j.path, Status: RolledBack, Note: rolledBackNote(restored, len(j.files))}}
+		for _, r := range restored {
+			changes = append(changes, FileChange{File: r, Status: Restored})
+		}
+		return changes, nil
+	}()
+	if err != nil || changes == nil {
+		return nil, err
+	}
+	// Loaded once the lock is released: Load waits for it when it finds
+	// what an interrupted record left.
+	fresh, err := Load(s.opts)
+	if err != nil {
+		return nil, fmt.Errorf("after rolling back an interrupted record: %w", err)
+	}
+	fresh.run = s.run
+	*s = *fresh
+	return changes, nil
 }
 
 // context is the suite's Options.Context, or the background context.
