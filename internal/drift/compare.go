@@ -300,12 +300,18 @@ func hiddenChange(sa, sb *side, ha, hb *header, prevA, prevB int, hidden []Hidde
 		return nil
 	}
 	movedA, movedB := sa.req.header != prevA, sb.req.header != prevB
+	// A body is a header of its own, so its side moves at every request:
+	// it moved to another header when its whole header changed.
+	if ha.format != FormatLog {
+		movedA = wholeA
+	}
+	if hb.format != FormatLog {
+		movedB = wholeB
+	}
 	changed, unchanged, whole, side, other := ha, sameA, wholeA, "A", "B"
 	if movedB {
 		changed, unchanged, whole, side, other = hb, sameB, wholeB, "B", "A"
 	}
-	// A log moves to a header with a change event; a body is a header
-	// of its own, which its whole header says whether it changed.
 	if movedA == movedB || changed.format == FormatLog && changed.reason != logformat.ReasonChange || !unchanged {
 		return nil
 	}

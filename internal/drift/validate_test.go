@@ -491,6 +491,17 @@ func TestHiddenHeaderChange(t *testing.T) {
 			t.Errorf("a tool dropped from the second body: %+v", res.First)
 		}
 	}
+	// And a change the golden log records, against bodies under one
+	// header; against bodies that change there too, none.
+	capChanged := capHdr + capReq(1) + strings.Replace(capHdr, `"request":1,"reason":"initial"`, `"request":2,"reason":"change"`, 1) + capReq(2)
+	for _, c := range [][2]string{{capChanged, steady}, {steady, capChanged}} {
+		if res = compareBytes(t, []byte(c[0]), []byte(c[1]), Options{NoCost: true}); res.Identical || res.First == nil || res.First.Request != 2 {
+			t.Errorf("a change only the golden log records: %+v", res.First)
+		}
+	}
+	if res = compareBytes(t, []byte(capChanged), []byte(dropped), Options{NoCost: true}); !res.Identical {
+		t.Errorf("both change at request 2: %+v", res.First)
+	}
 	host := redact.Rule{Regex: regexp.MustCompile("host-[0-9]"), With: "<<host>>"}
 	if res = compareBytes(t, []byte(golden), []byte(changedSystem), Options{NoCost: true, Redact: []redact.Rule{host}}); !res.Identical {
 		t.Errorf("a change only in a redacted value: %+v", res.First)
