@@ -146,7 +146,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.BoolVar(&check, "check", false, "write nothing; exit 1 if recording would change a file or replay would fail on the layout")
 	fs.BoolVar(&force, "force", false, "write even when CI is set")
 	fs.BoolVar(&prune, "prune", false, "delete golden files that belong to no fixture")
-	fs.StringVar(&outFile, "o", "", "write the full, untemplated log of the one fixture -run selects to `FILE` (- for standard output)")
+	fs.StringVar(&outFile, "o", "", "write the full, untemplated log of the one fixture -run selects to `FILE` (- or /dev/stdout for standard output)")
 	fs.BoolVar(&asJSON, "json", false, "print one JSON object per file and per fixture that fails its checks, then a summary object")
 	fs.Uint64Var(&opts.Seed, "seed", 0, "seed of the permutation runs and of subprocess agents' PYTHONHASHSEEDs, as replay's (`N`; 0 picks one)")
 	opts.MaxFileSize = harness.DefaultMaxFileSize
@@ -217,7 +217,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return command.Fail(stderr, "-run %q matches no fixture in %s", opts.Run, opts.Fixtures)
 	}
 	if outFile != "" {
-		if err := suite.CheckOutput(outFile); outFile != "-" && err != nil {
+		if err := suite.CheckOutput(outFile); stdStream(outFile) == 0 && err != nil {
 			fmt.Fprintf(stderr, "record: -o %v\n", err)
 			return exitUsage
 		}
@@ -348,10 +348,10 @@ func writeLog(ctx context.Context, suite *harness.Suite, file string, stdout, st
 		fmt.Fprintf(stderr, "warning: %s: %s\n", res.Fixture, f)
 	}
 	done := stdout
-	if file == "-" {
+	if std := stdStream(file); std == 1 {
 		done = stderr // stdout is the log
 	}
-	err := writeOutput(ctx, file, out.Log, stdout)
+	err := writeOutput(ctx, file, out.Log, stdout, stderr)
 	if code, ok := cliflags.InterruptedStatus(ctx, err); ok {
 		fmt.Fprintf(stderr, "record: %v\n", err)
 		return code
@@ -364,14 +364,34 @@ func writeLog(ctx context.Context, suite *harness.Suite, file string, stdout, st
 	return exitOK
 }
 
-// writeOutput writes -o's log: to stdout for "-"; through a symbolic
-// link to the file it names; straight into a device or a named pipe
-// (/dev/stdout, a CI step's pipe), which a rename would replace with a
-// regular file; and into a regular file, or a new one, atomically, so
-// that a failed write leaves the old log.
-func writeOutput(ctx context.Context, file string, log []byte, stdout io.Writer) error {
-	if file == "-" {
+// stdStream says whether an -o name stands for the process's standard
+// output (1) or error (2): "-", and the names of a shell's descriptors.
+// Those are written to as they are open: opening /dev/stdout again would
+// start a redirected file afresh (at offset 0), and a pipe has no name a
+// rename could replace.
+func stdStream(file string) int {
+	switch file {
+	case "-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1":
+		return 1
+	case "/dev/stderr", "/dev/fd/2", "/proc/self/fd/2":
+		return 2
+	}
+	return 0
+}
+
+// writeOutput writes -o's log: to standard output or error for their
+// names (see stdStream); through a symbolic link to the file it names
+// (creating it, as a shell's > does, when it does not exist yet);
+// straight into a device or a named pipe, which a rename would replace
+// with a regular file; and into a regular file, or a new one,
+// atomically, so that a failed write leaves the old log.
+func writeOutput(ctx context.Context, file string, log []byte, stdout, stderr io.Writer) error {
+	switch stdStream(file) {
+	case 1:
 		_, err := stdout.Write(log)
+		return err
+	case 2:
+		_, err := stderr.Write(log)
 		return err
 	}
 	path, err := filepath.Abs(file)
@@ -379,9 +399,17 @@ func writeOutput(ctx context.Context, file string, log []byte, stdout io.Writer)
 		return err
 	}
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		if path, err = filepath.EvalSymlinks(path); err != nil {
-			return fmt.Errorf("-o %s: a symbolic link to nothing that exists: %w", file, err)
+		dest, err := filepath.EvalSymlinks(path)
+		if errors.Is(err, os.ErrNotExist) {
+			// A link to a file not written yet: the file it names.
+			if dest, err = os.Readlink(path); err == nil && !filepath.IsAbs(dest) {
+				dest = filepath.Join(filepath.Dir(path), dest)
+			}
 		}
+		if err != nil {
+			return fmt.Errorf("-o %s: %w", file, err)
+		}
+		path = dest
 	}
 	fi, err := os.Stat(path)
 	switch {

@@ -31,7 +31,21 @@ func TestRecordOutputTargets(t *testing.T) {
 		t.Errorf("-o -: exit %d\n%.200s\n%s", code, out, errs)
 	}
 	want := out
+	// The shell's names of the standard streams are those streams, as
+	// they are open (a pipe, or a redirected file at its offset).
+	if code, out, errs := run("/dev/stdout"); code != exitOK || out != want || !strings.Contains(errs, "wrote /dev/stdout") {
+		t.Errorf("-o /dev/stdout: exit %d\n%.200s\n%s", code, out, errs)
+	}
 	dir := t.TempDir()
+	// A link to a file not written yet: the file is made.
+	dangling := filepath.Join(dir, "later.jsonl")
+	os.Symlink("made.jsonl", dangling)
+	if code, _, errs := run(dangling); code != exitOK {
+		t.Errorf("-o dangling link: exit %d %s", code, errs)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "made.jsonl")); string(got) != want {
+		t.Errorf("-o dangling link: the file it names holds %.100q", got)
+	}
 	target, link := filepath.Join(dir, "target.jsonl"), filepath.Join(dir, "link.jsonl")
 	os.WriteFile(target, []byte("old"), 0o644)
 	os.Symlink("target.jsonl", link)
