@@ -277,9 +277,10 @@ func Load(opts Options) (*Suite, error) {
 // extended reports whether a loaded fixture extends name.
 // reachedUnderRun is checkReached for the fixtures a Run loaded: their
 // registrations are judged among them and every fixture that extends one
-// of them, loaded for this alone. When one of those cannot be read or
-// loaded (a broken fixture, which a bisect of another must get past),
-// nothing is judged: the replay without Run reports it.
+// of them, loaded for this alone. When one of those cannot be loaded (a
+// broken fixture, which a bisect of another must get past), nothing is
+// judged: the replay without Run reports it. A file that cannot be read
+// at all extends nothing.
 func reachedUnderRun(dir string, names []string, loaded []*Fixture, limit ByteSize) error {
 	have, files := map[string]bool{}, map[string]bool{}
 	for _, f := range loaded {
@@ -294,7 +295,9 @@ func reachedUnderRun(dir string, names []string, loaded []*Fixture, limit ByteSi
 			}
 			raw, err := readRegular(filepath.Join(dir, name+".json"), limit)
 			if err != nil {
-				return nil
+				// Unreadable (a dangling link, too large): no fixture
+				// that runs, so none that reaches anything.
+				continue
 			}
 			if !have[gjson.GetBytes(raw, "extends").String()] {
 				continue

@@ -103,6 +103,12 @@ func TestRegisterAtUnderRun(t *testing.T) {
 	}
 	dir, err := load(map[string]string{"base": base, "other": other, "broken": "{ not JSON"}, "^base$")
 	wantFixtureError(t, err, filepath.Join(dir, "base.json"), base, `{"turn"`, 1, "plugins[0].registerAt", "which no fixture that has it runs")
+	// Nor does a file that cannot be read (a dangling link) stop it.
+	dir = t.TempDir()
+	writeFile(t, filepath.Join(dir, "base.json"), base)
+	os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, "zz.json"))
+	_, err = Load(Options{Fixtures: dir, Golden: filepath.Join(dir, "golden"), Shuffle: -1, Run: regexp.MustCompile("^base$")})
+	wantFixtureError(t, err, filepath.Join(dir, "base.json"), base, `{"turn"`, 1, "plugins[0].registerAt", "which no fixture that has it runs")
 	if _, err := load(map[string]string{"base": base, "long": long}, "^base$"); err != nil {
 		t.Errorf("reached by an extension Run does not select: %v", err)
 	}

@@ -99,7 +99,7 @@ Flags go before or after A and B ("--" ends them); -h prints this help.
 Exit status: 0 identical, 1 drift (headers or numbers of requests), 2 usage
 error, 125 unreadable or invalid input (a line that is not a valid event or
 request body, with file:line:column), or nothing to compare (no request in
-either input, or one input empty: 0 bytes).
+either input, or one input empty: blank lines or 0 bytes).
 `
 
 // diffCommand words replay diff's usage errors; -h prints diffUsage.

@@ -101,7 +101,7 @@ func Compare(a, b Source, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("%s and %s: %w", sa.name, sb.name, ErrNothingToCompare)
 	}
 	for _, s := range []*side{sa, sb} {
-		if s.rr.line == 0 {
+		if s.rr.mode == modeUndecided { // not a line but blank ones
 			// Most likely a file cut short or never written (a CI
 			// artifact that failed to upload), not a log of no request:
 			// under git bisect run, drift would mark the commit bad.
@@ -403,8 +403,8 @@ func (s *side) place(sd *Side, h *header) {
 }
 
 // ErrEmptyInput is the error (wrapped) of [Compare] when one input has
-// no line at all while the other has requests.
-var ErrEmptyInput = errors.New("the input is empty (0 bytes): nothing to compare the other input with (a file cut short, or an artifact that was never written?)")
+// no line but blank ones while the other has requests.
+var ErrEmptyInput = errors.New("the input is empty (0 bytes, or blank lines only): nothing to compare the other input with (a file cut short, or an artifact that was never written?)")
 
 // ErrNothingToCompare is the error (wrapped) of [Compare] when neither
 // input holds a header: two empty inputs are not "identical", they are

@@ -45,9 +45,9 @@
 // golden one on what the golden one shows, and [Result].NotCompared lists
 // what was left out (so "identical" never hides it). Inputs that hold no
 // request at all, on either side, are an error ([ErrNothingToCompare]):
-// two empty inputs are not identical; and so is one input with no line at
-// all ([ErrEmptyInput]), more likely a file cut short than a log of no
-// request.
+// two empty inputs are not identical; and so is one input with no line
+// but blank ones ([ErrEmptyInput]), more likely a file cut short than a
+// log of no request.
 //
 // A file of request bodies holds one request per body, which is its own
 // header. Bodies are read one per line, or, when the file's first line

@@ -140,13 +140,13 @@ func TestCountMismatch(t *testing.T) {
 	if want := "drift: A has 3 requests, B has 5; the 3 they share have the same headers\n(requests: A 3, B 5)\n"; text.String() != want {
 		t.Fatalf("text %q, want %q", text.String(), want)
 	}
-	// B with lines but no request is a log of none; B with no line at
-	// all is an input cut short or never written, either way round.
-	res = compareBytes(t, []byte(strings.Repeat(body, 2)), []byte("\n"), Options{})
+	// B with events but no request is a log of none; B with no line but
+	// blank ones is an input cut short or never written, either way round.
+	res = compareBytes(t, []byte(strings.Repeat(body, 2)), []byte(`{"type":"turn/start","data":{"turn":1}}`+"\n"), Options{})
 	if res.Identical || res.First != nil || res.CountNote != "A has 2 requests, B has none" || res.Headers != (Counts{2, 0}) {
 		t.Fatalf("got %+v", res)
 	}
-	for _, c := range [][2]string{{strings.Repeat(body, 2), ""}, {"", body}} {
+	for _, c := range [][2]string{{strings.Repeat(body, 2), ""}, {"", body}, {body, "\n"}, {" \n\n", body}} {
 		if _, err := Compare(Source{"A", strings.NewReader(c[0])}, Source{"B", strings.NewReader(c[1])}, Options{}); !errors.Is(err, ErrEmptyInput) {
 			t.Errorf("%q against %q: err = %v, want ErrEmptyInput", c[0], c[1], err)
 		}
