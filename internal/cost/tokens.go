@@ -31,31 +31,16 @@ func CountTokens(b []byte) (int, error) {
 const countChunk = 1 << 20
 
 // countChunks counts the tokens of b a chunk of at most chunk bytes at a
-// time, each cut where the tokenizer's pre-split cuts too (before the
-// whitespace after a word or a number: "a b" is "a" and " b"), so the sum
-// is the count of the whole; only a chunk with no such place (a long
-// base64 blob) is cut at a character boundary, which can miscount a token
-// at the cut.
+// time, each cut where the tokenizer's pre-split cuts too (see cutAt), so
+// the sum is the count of the whole; only a chunk with no such place (a
+// long run of one base64 word) is cut at a character boundary, which can
+// miscount a token at the cut.
 func countChunks(b []byte, chunk int) (int, error) {
 	total := 0
 	for len(b) > 0 {
 		end := len(b)
 		if end > chunk {
-			// The last run of whitespace that starts within the chunk
-			// right after a letter or a digit: a piece of the pre-split
-			// never goes on past either into whitespace (punctuation may
-			// take the line breaks after it), and the run begins the
-			// next piece.
-			end = runeStart(b, chunk)
-			for p := chunk; p > 0; p-- {
-				if !isSpace(b[p]) || isSpace(b[p-1]) {
-					continue
-				}
-				if r, _ := utf8.DecodeLastRune(b[:p]); unicode.IsLetter(r) || unicode.IsNumber(r) {
-					end = p
-					break
-				}
-			}
+			end = cutAt(b, chunk)
 		}
 		n, err := o200k().Count(string(b[:end]))
 		if err != nil {
@@ -87,3 +72,34 @@ func runeStart(b []byte, off int) int {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// cutAt returns the last place at or before chunk where the tokenizer's
+// pre-split cuts whatever follows: right after a letter or a digit,
+// before whitespace or a punctuation mark or
+// symbol. A word's piece never goes on past those (its one suffix, a
+// contraction such as 's, starts with an apostrophe, which is not cut
+// before), and whatever follows begins a piece of its own: the
+// whitespace, or the punctuation, which may take the letters after it.
+// Compact JSON of any script has such places at every quote. Without
+// one, the cut is at a character boundary.
+func cutAt(b []byte, chunk int) int {
+	for p := chunk; p > 0; p-- {
+		if !utf8.RuneStart(b[p]) {
+			continue
+		}
+		prev, _ := utf8.DecodeLastRune(b[:p])
+		if (b[p] == ' ' || b[p] == '\t') && !unicode.IsSpace(prev) {
+			// A space or tab ends any piece but whitespace's.
+			return p
+		}
+		next, _ := utf8.DecodeRune(b[p:])
+		if !isSpace(b[p]) && (next == '\'' || unicode.IsLetter(next) || unicode.IsNumber(next) || unicode.IsMark(next) || next == utf8.RuneError) {
+			continue
+		}
+		// Not after a mark: one after punctuation belongs to its piece.
+		if unicode.IsLetter(prev) || unicode.IsNumber(prev) {
+			return p
+		}
+	}
+	return runeStart(b, chunk)
+}

@@ -98,26 +98,34 @@ func TestRuneStart(t *testing.T) {
 	}
 }
 
-// Counted a chunk at a time, cut before a space or a line break, text of
-// words counts as it does whole.
+// Counted a chunk at a time, cut where the tokenizer's pre-split cuts,
+// text counts as it does whole: words and spaces, compact JSON in CJK,
+// code, emoji, contractions, combining marks.
 func TestCountChunksAsWhole(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	words := []string{"tool", " the", "\n", "  ", "é", "JSON", "{\"a\":1}", "1234567", "\t", "naïve", "  \n  ", "x"}
-	var b []byte
-	for len(b) < 100_000 {
-		b = append(b, words[rng.IntN(len(words))]...)
-		if rng.IntN(3) == 0 {
-			b = append(b, ' ')
+	vocab := map[string][]string{
+		"words":    {"tool", " the", "\n", "  ", "é", "JSON", "{\"a\":1}", "1234567", "\t", "naïve", "  \n  ", "x", "it's", "I'LL"},
+		"cjk json": {`{"role":"user","content":"`, "中文", "日本語の", "。", "、", `"},`, "한국어", "１２３", "「", "」"},
+		"code":     {"func ", "main", "() {", "\n\t", "x := ", "42", "\n}", "/*", "*/", "//", "a.b", "+=", "'s'", "e\u0301", "!\u0301"},
+		"emoji":    {"👍", "🇳🇴", "👨‍👩‍👧", " ok", "!", "🎉🎉", "a", "\n"},
+	}
+	for name, words := range vocab {
+		var b []byte
+		for len(b) < 60_000 {
+			b = append(b, words[rng.IntN(len(words))]...)
+			if rng.IntN(5) == 0 {
+				b = append(b, ' ')
+			}
 		}
-	}
-	whole, err := o200k().Count(string(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, chunk := range []int{97, 4096, 1 << 20} {
-		got, err := countChunks(b, chunk)
-		if err != nil || got != whole {
-			t.Errorf("chunk %d: %d tokens, %v; whole: %d", chunk, got, err, whole)
+		whole, err := o200k().Count(string(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, chunk := range []int{97, 4096, 1 << 20} {
+			got, err := countChunks(b, chunk)
+			if err != nil || got != whole {
+				t.Errorf("%s, chunk %d: %d tokens, %v; whole: %d", name, chunk, got, err, whole)
+			}
 		}
 	}
 }
