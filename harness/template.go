@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/logformat"
@@ -46,7 +47,7 @@ func Template(log []byte) ([]byte, error) {
 	// headers: let it grow rather than reserve the full size.
 	out := make([]byte, 0, min(len(log), 4<<10))
 	for n, line := range logformat.Lines(log) {
-		if !mayBe(line, logformat.RequestHeader) && !mayBe(line, logformat.CaptureRequest) {
+		if !mayBe(line, logformat.RequestHeader) && !(mayBe(line, logformat.CaptureRequest) && mayHoldHeaderSpaces(line)) {
 			out = append(out, line...)
 			continue
 		}
@@ -76,78 +77,114 @@ type TemplateError struct {
 func (e *TemplateError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
 // appendTemplated appends one event line, templated when it is a
-// request/header event. It walks the line's members with canon's skipping
-// scanner, which jumps through string text, so a header of any size is
-// read once.
+// request/header event, and without its headerSpaces when it is a
+// capture/request event. It walks the line once with canon's skipping
+// scanner, which jumps through string text, into data and its header
+// where it finds them, so a header of any size is read once.
 func appendTemplated(dst, line []byte) ([]byte, error) {
+	type span struct{ at, end int }
 	var typ string
-	dataStart, dataEnd := -1, -1
-	complete := canon.Members(line, 0, func(key []byte, s, e int) bool {
+	data, header := span{-1, -1}, span{-1, -1}
+	captured := false
+	// The header's system and tools values, and data's headerSpaces
+	// member with its comma, as found; what the type asks for is done
+	// after the walk, which may meet data before type.
+	var system, tools, spaces = span{-1, -1}, span{-1, -1}, span{-1, -1}
+	end := canon.Walk(line, 0, func(key []byte, s int) int {
 		switch {
 		case keyIs(key, "type"):
-			typ = gjson.Parse(string(line[s:e])).String()
+			e := canon.SkipValue(line, s)
+			if e >= 0 {
+				typ = gjson.Parse(string(line[s:e])).String()
+			}
+			return e
+		case keyIs(key, "data") && line[s] == '{':
+			prevEnd := s + 1 // where the member before ends, or the brace
+			data = span{s, canon.Walk(line, s, func(key []byte, s int) int {
+				e := -1
+				switch {
+				case keyIs(key, "header") && line[s] == '{':
+					e = canon.Walk(line, s, func(key []byte, s int) int {
+						e := canon.SkipValue(line, s)
+						switch {
+						case keyIs(key, "system"):
+							system = span{s, e}
+						case keyIs(key, "tools"):
+							tools = span{s, e}
+						}
+						return e
+					})
+					header = span{s, e}
+				case keyIs(key, "header"):
+					e = canon.SkipValue(line, s)
+					header = span{s, e}
+				case keyIs(key, "format"):
+					// A captured header (it has a wire format) holds the
+					// body's own system member, which may be any JSON value.
+					captured = true
+					e = canon.SkipValue(line, s)
+				case keyIs(key, logformat.MemberHeaderSpaces) && spaces.at < 0:
+					// The comma before goes with it; for the first member,
+					// the comma after.
+					e = canon.SkipValue(line, s)
+					spaces = span{prevEnd, e}
+				default:
+					e = canon.SkipValue(line, s)
+				}
+				prevEnd = e
+				return e
+			})}
+			return data.end
 		case keyIs(key, "data"):
-			dataStart, dataEnd = s, e
+			e := canon.SkipValue(line, s)
+			data = span{s, e}
+			return e
 		}
-		return true
+		return canon.SkipValue(line, s)
 	})
 	switch {
-	case typ == logformat.CaptureRequest && dataStart >= 0:
-		return appendWithoutHeaderSpaces(dst, line, dataStart, dataEnd), nil
+	case typ == logformat.CaptureRequest:
+		if spaces.at < 0 || spaces.end < 0 {
+			return append(dst, line...), nil
+		}
+		from, to := spaces.at, spaces.end
+		if from == data.at+1 {
+			j := to
+			for j < len(line) && (line[j] == ' ' || line[j] == '\t' || line[j] == '\n' || line[j] == '\r') {
+				j++
+			}
+			if j < len(line) && line[j] == ',' {
+				to = j + 1
+			}
+		}
+		return append(append(dst, line[:from]...), line[to:]...), nil
 	case typ != logformat.RequestHeader:
 		return append(dst, line...), nil
-	case !complete:
+	case end < 0:
 		return nil, &TemplateError{Msg: "the event is not a complete JSON object"}
-	}
-	hStart, hEnd := -1, -1
-	captured := false
-	if dataStart >= 0 {
-		canon.Members(line[:dataEnd], dataStart, func(key []byte, s, e int) bool {
-			switch {
-			case keyIs(key, "header"):
-				hStart, hEnd = s, e
-			case keyIs(key, "format"):
-				// A captured header (it has a wire format) holds the
-				// body's own system member, which may be any JSON value.
-				captured = true
-			}
-			return true
-		})
-	}
-	switch {
-	case dataStart < 0 || line[dataStart] != '{':
-		return nil, &TemplateError{Path: "data", Msg: "request/header event without a header object", Start: dataStart, End: dataEnd}
-	case hStart < 0:
+	case data.at < 0 || line[data.at] != '{':
+		return nil, &TemplateError{Path: "data", Msg: "request/header event without a header object", Start: data.at, End: data.end}
+	case header.at < 0:
 		return nil, &TemplateError{Path: "data.header", Msg: "request/header event without a header object"}
-	case line[hStart] != '{':
-		return nil, &TemplateError{Path: "data.header", Msg: "request/header event without a header object", Start: hStart, End: hEnd}
+	case line[header.at] != '{':
+		return nil, &TemplateError{Path: "data.header", Msg: "request/header event without a header object", Start: header.at, End: header.end}
+	case system.at >= 0 && line[system.at] != '"' && !captured:
+		return nil, &TemplateError{Path: "data.header.system", Msg: "header.system is not a string", Start: system.at, End: system.end}
+	case tools.at >= 0 && line[tools.at] != '[' && !bytes.Equal(line[tools.at:tools.end], toolsJSON):
+		return nil, &TemplateError{Path: "data.header.tools", Msg: "header.tools is not an array", Start: tools.at, End: tools.end}
 	}
 	type splice struct {
-		at, end int
-		with    []byte
+		span
+		with []byte
 	}
 	var splices []splice
-	var err error
-	canon.Members(line[:hEnd], hStart, func(key []byte, s, e int) bool {
-		switch {
-		case keyIs(key, "system"):
-			if line[s] != '"' && !captured {
-				err = &TemplateError{Path: "data.header.system", Msg: "header.system is not a string", Start: s, End: e}
-				return false
-			}
-			splices = append(splices, splice{s, e, systemJSON})
-		case keyIs(key, "tools"):
-			if line[s] != '[' && !bytes.Equal(line[s:e], toolsJSON) {
-				err = &TemplateError{Path: "data.header.tools", Msg: "header.tools is not an array", Start: s, End: e}
-				return false
-			}
-			splices = append(splices, splice{s, e, toolsJSON})
-		}
-		return true
-	})
-	if err != nil {
-		return nil, err
+	if system.at >= 0 {
+		splices = append(splices, splice{system, systemJSON})
 	}
+	if tools.at >= 0 {
+		splices = append(splices, splice{tools, toolsJSON})
+	}
+	slices.SortFunc(splices, func(a, b splice) int { return a.at - b.at })
 	prev := 0
 	for _, sp := range splices {
 		dst = append(dst, line[prev:sp.at]...)
@@ -157,44 +194,32 @@ func appendTemplated(dst, line []byte) ([]byte, error) {
 	return append(dst, line[prev:]...), nil
 }
 
-// appendWithoutHeaderSpaces appends a capture/request event whose data
-// member is line[dataStart:dataEnd] without its headerSpaces member.
-func appendWithoutHeaderSpaces(dst, line []byte, dataStart, dataEnd int) []byte {
-	from, to := -1, -1
-	prevEnd := dataStart + 1 // where the member before ends, or the object's brace
-	canon.Members(line[:dataEnd], dataStart, func(key []byte, s, e int) bool {
-		if !keyIs(key, logformat.MemberHeaderSpaces) {
-			prevEnd = e
-			return true
-		}
-		// The comma before goes with it; for the first member, the
-		// comma after.
-		from, to = prevEnd, e
-		if from == dataStart+1 {
-			j := e
-			for j < dataEnd && (line[j] == ' ' || line[j] == '\t' || line[j] == '\n' || line[j] == '\r') {
-				j++
-			}
-			if j < dataEnd && line[j] == ',' {
-				to = j + 1
-			}
-		}
-		return false
-	})
-	if from < 0 {
-		return append(dst, line...)
-	}
-	return append(append(dst, line[:from]...), line[to:]...)
+// mayHoldHeaderSpaces tells capture/request lines that cannot hold a
+// headerSpaces member from the rest, at IndexByte's speed: its key is
+// written plainly, or escaped.
+func mayHoldHeaderSpaces(line []byte) bool {
+	return bytes.Contains(line, []byte(logformat.MemberHeaderSpaces)) || bytes.Contains(line, []byte(`\u`))
 }
 
 // mayBe tells lines that cannot be events of type typ from the rest
-// without reading them whole: the log writers put the type first.
+// without reading them whole: the log writers put the type first. It
+// allocates nothing: it runs on every line of a log.
 func mayBe(line []byte, typ string) bool {
 	const prefix = `{"type":"`
-	if bytes.HasPrefix(line, []byte(prefix)) {
-		return bytes.HasPrefix(line[len(prefix):], []byte(typ+`"`))
+	if rest, ok := bytes.CutPrefix(line, []byte(prefix)); ok {
+		return len(rest) > len(typ) && string(rest[:len(typ)]) == typ && rest[len(typ)] == '"'
 	}
-	return bytes.Contains(line, []byte(`"`+typ+`"`))
+	for off := 0; ; {
+		i := bytes.Index(line[off:], []byte(typ))
+		if i < 0 {
+			return false
+		}
+		i += off
+		if i > 0 && line[i-1] == '"' && i+len(typ) < len(line) && line[i+len(typ)] == '"' {
+			return true
+		}
+		off = i + 1
+	}
 }
 
 // keyIs reports whether the raw JSON key (quotes included) is name,

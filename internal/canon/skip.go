@@ -127,3 +127,48 @@ func Members(src []byte, i int, fn func(key []byte, valStart, valEnd int) bool) 
 		i = vEnd
 	}
 }
+
+// Walk calls fn with the raw key (quotes included) and the start of the
+// value of each member of the object starting at src[i], in order; fn
+// reads the value, by [SkipValue] or by walking into it, and returns
+// where it ends, or -1 to stop. Walk returns the index after the object's
+// closing brace, or -1 when src holds no complete object there or fn
+// stopped. Unlike [Members], which skips each value before it calls fn,
+// it lets a caller look inside a value in the same pass: nested objects
+// are then read once, not once per level. Like SkipValue it expects valid
+// JSON.
+func Walk(src []byte, i int, fn func(key []byte, valStart int) int) int {
+	for i < len(src) && isSpaceByte(src[i]) {
+		i++
+	}
+	if i >= len(src) || src[i] != '{' {
+		return -1
+	}
+	i++
+	for {
+		for i < len(src) && (isSpaceByte(src[i]) || src[i] == ',') {
+			i++
+		}
+		if i >= len(src) {
+			return -1
+		}
+		if src[i] == '}' {
+			return i + 1
+		}
+		kEnd := skipString(src, i)
+		if src[i] != '"' || kEnd < 0 {
+			return -1
+		}
+		key := src[i:kEnd]
+		i = kEnd
+		for i < len(src) && (isSpaceByte(src[i]) || src[i] == ':') {
+			i++
+		}
+		if i >= len(src) {
+			return -1
+		}
+		if i = fn(key, i); i < 0 {
+			return -1
+		}
+	}
+}

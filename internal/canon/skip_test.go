@@ -75,6 +75,40 @@ func TestMembers(t *testing.T) {
 	}
 }
 
+// Walk gives each member's value start and takes its end from fn, so a
+// caller can walk into it; it agrees with Members, and refuses what
+// Members refuses, or a value fn cannot read.
+func TestWalk(t *testing.T) {
+	src := []byte(` { "a" : 1 , "b\"":[1,{"x":"}"}],"c":{"d":{"e":"}"}} } `)
+	var got []string
+	var walk func(i int) int
+	walk = func(i int) int {
+		return Walk(src, i, func(key []byte, s int) int {
+			if src[s] == '{' {
+				got = append(got, string(key)+"{")
+				return walk(s)
+			}
+			e := SkipValue(src, s)
+			got = append(got, string(key)+"="+string(src[s:e]))
+			return e
+		})
+	}
+	end := walk(0)
+	if want := `"a"=1 "b\""=[1,{"x":"}"}] "c"{ "d"{ "e"="}"`; end != len(src)-1 || joinSpace(got) != want {
+		t.Errorf("Walk = %d %q, want %d %q", end, joinSpace(got), len(src)-1, want)
+	}
+	skip := func(key []byte, s int) int { return SkipValue(src, s) }
+	for _, bad := range []string{`[1]`, `{"a":1`, `{"a":`, `{"a"`, ``} {
+		src = []byte(bad)
+		if end := Walk(src, 0, skip); end >= 0 {
+			t.Errorf("Walk(%s) = %d, want -1", bad, end)
+		}
+	}
+	if end := Walk([]byte(`{"a":1}`), 0, func([]byte, int) int { return -1 }); end >= 0 {
+		t.Errorf("Walk went on after fn stopped: %d", end)
+	}
+}
+
 func joinSpace(s []string) string {
 	out := ""
 	for i, x := range s {
