@@ -183,6 +183,7 @@ type comparison struct {
 	lastA, lastB int
 	lastDiffers  bool
 	compared     bool // a pair was compared (and parsed)
+	templated    bool // a pair had members a template leaves out
 	// docA and docB are what was compared of the last pair parsed (its
 	// templated members left out), when known: a header change whose
 	// compared part is the same as before changed something left out.
@@ -211,11 +212,12 @@ func (c *comparison) pair() error {
 	c.lastA, c.lastB, c.lastDiffers = sa.req.header, sb.req.header, false
 	res.compared++
 	// Byte-identical headers are not parsed, except the first pair's: it
-	// says what a templated log leaves out (NotCompared). Nor are those
-	// of a templated log, small by being templated: what is compared of
-	// them must be known at the next pair, where a change event on one
-	// side only is drift hidden by the template (hiddenChange).
-	if c.compared && bytes.Equal(sa.record(), sb.record()) && !bytes.Contains(sa.record(), []byte(`"<<`)) {
+	// says what a templated log leaves out (NotCompared). Once a pair had
+	// members left out, neither are those of a templated log, small by
+	// being templated: what is compared of them must be known at the next
+	// pair, where a change event on one side only is drift hidden by the
+	// template (hiddenChange).
+	if c.compared && !c.templated && bytes.Equal(sa.record(), sb.record()) {
 		c.docsKnown = false
 		// Not parsed, but a rule that would change it changed something:
 		// it is not one "that changed nothing".
@@ -239,6 +241,7 @@ func (c *comparison) pair() error {
 	}
 	fullA, fullB := ha, hb // before any member is left out
 	hidden := templated(ha, hb)
+	c.templated = c.templated || len(hidden) > 0
 	if len(hidden) > 0 {
 		ha, hb = ha.without(hidden), hb.without(hidden)
 		res.NotCompared = mergeHidden(res.NotCompared, hidden)
