@@ -250,6 +250,22 @@ func TestBodyMemberKeys(t *testing.T) {
 	checkDrift(t, res, 1, "config.generation_config.temperature", Content)
 	res = compareBytes(t, []byte(gs+"\n"), []byte(strings.Replace(gs, `,"safety_settings":[]`, ``, 1)+"\n"), Options{NoCost: true})
 	checkDrift(t, res, 1, "config.safety_settings", Content)
+	// A captured log shows the keys in its capture/request events: two
+	// logs, or a log and bodies, whose requests spell them apart differ.
+	capLog := func(key string) string {
+		return `{"type":"request/header","data":{"request":1,"reason":"initial","format":"gemini","header":{"config":{},"system":{"parts":[{"text":"S"}]}}}}` + "\n" +
+			`{"type":"capture/request","data":{"request":1,"format":"gemini","path":"/v1beta/models/m:generateContent","body":{"contents":[],` + key + `:"<<system>>"}}}` + "\n"
+	}
+	camelLog, snakeLog := capLog(`"systemInstruction"`), capLog(`"system_instruction"`)
+	for _, pair := range [][2]string{{camelLog, snakeLog}, {snakeLog, camelLog}, {camelLog, `{"contents":[],"system_instruction":{"parts":[{"text":"S"}]}}` + "\n"}} {
+		res := compareBytes(t, []byte(pair[0]), []byte(pair[1]), Options{NoCost: true})
+		if res.First == nil || res.First.Path != "system" || res.First.Encoding == nil || res.First.Encoding.Note != "key spelling" {
+			t.Errorf("%s against %s: %+v", pair[0], pair[1], res.First)
+		}
+	}
+	if res := compareBytes(t, []byte(camelLog), []byte(`{"contents":[],"systemInstruction":{"parts":[{"text":"S"}]}}`+"\n"), Options{NoCost: true}); !res.Identical {
+		t.Errorf("a captured log against its own body: %+v", res.First)
+	}
 	// Not the conversation's key: that is not the header.
 	if res := compareBytes(t, []byte(`{"model":"m","messages":[]}`+"\n"), []byte(`{"model":"m","\u006dessages":[]}`+"\n"), Options{NoCost: true}); !res.Identical {
 		t.Errorf("an escaped conversation key: %+v", res.First)

@@ -217,7 +217,10 @@ func (c *comparison) pair() error {
 	// being templated: what is compared of them must be known at the next
 	// pair, where a change event on one side only is drift hidden by the
 	// template (hiddenChange).
-	if c.compared && !c.templated && bytes.Equal(sa.record(), sb.record()) {
+	// A captured log's request says under which keys its body held the
+	// header's system and tools; they are bytes sent too.
+	ka, kb := sa.captureKeys(), sb.captureKeys()
+	if c.compared && !c.templated && ka == kb && bytes.Equal(sa.record(), sb.record()) {
 		c.docsKnown = false
 		// Not parsed, but a rule that would change it changed something:
 		// it is not one "that changed nothing".
@@ -239,6 +242,7 @@ func (c *comparison) pair() error {
 	if err != nil {
 		return err
 	}
+	ha, hb = ha.withKeys(ka), hb.withKeys(kb)
 	fullA, fullB := ha, hb // before any member is left out
 	hidden := templated(ha, hb)
 	c.templated = c.templated || len(hidden) > 0

@@ -70,7 +70,9 @@ type header struct {
 	toolsKey  string
 	// systemRaw and toolsRaw are those members' keys as the body writes
 	// them (Gemini's systemInstruction or system_instruction, escapes
-	// and all), "" for a log or for OpenAI Chat's system.
+	// and all): a body's, or for a captured log the keys its request's
+	// capture/request event shows them under (see side.captureKeys); ""
+	// when unknown, and for OpenAI Chat's system.
 	systemRaw string
 	toolsRaw  string
 	reason    string
@@ -431,3 +433,18 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // view reads b as a string without copying it, for a parse whose
 // results do not outlive b's bytes.
 func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// wireKeys are the keys a captured request's body held its system and
+// tools under, raw; "" where unknown.
+type wireKeys struct{ system, tools string }
+
+// withKeys is h with the keys a captured log's request shows, where it
+// shows them (a body's header has its own).
+func (h *header) withKeys(k wireKeys) *header {
+	if k == (wireKeys{}) || h.format != FormatLog {
+		return h
+	}
+	nh := *h
+	nh.systemRaw, nh.toolsRaw = k.system, k.tools
+	return &nh
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/logformat"
@@ -499,4 +500,28 @@ func (s *side) redactBody(src []byte, f wire.Format) []byte {
 		return src
 	}
 	return redact.Apply(src, f, s.redact, s.hits)
+}
+
+// captureKeys reads, from the capture/request event of a captured log's
+// current request (when it is held), the keys of the body's members that
+// held the header's system and tools: those whose value is the
+// placeholder. OpenAI Chat's system is a run of messages, with no key.
+func (s *side) captureKeys() wireKeys {
+	var k wireKeys
+	if s.log != logYes || !s.req.capture || !s.req.held {
+		return k
+	}
+	d := gjson.Parse(view(s.cur)).Get("data")
+	chat := d.Get("format").String() == string(wire.OpenAIChat)
+	d.Get("body").ForEach(func(key, v gjson.Result) bool {
+		switch {
+		// Copies: the record's buffer is read into again.
+		case v.Raw == wire.SystemPlaceholder && !chat && k.system == "":
+			k.system = strings.Clone(key.Raw)
+		case v.Raw == wire.ToolsPlaceholder && k.tools == "":
+			k.tools = strings.Clone(key.Raw)
+		}
+		return true
+	})
+	return k
 }
