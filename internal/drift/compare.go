@@ -333,7 +333,7 @@ func hiddenChange(sa, sb *side, ha, hb *header, prevA, prevB int, hidden []Hidde
 	for i, h := range hidden {
 		names[i] = h.Member
 	}
-	d := &Difference{Index: sa.req.header, Kinds: []Kind{Content}, A: ha.side(sa.name), B: hb.side(sb.name), Diffs: []Diff{},
+	d := &Difference{Index: sa.req.header, Kinds: []Kind{Content}, A: ha.side(sa.name), B: hb.side(sb.name), Diffs: []Diff{}, hidden: names,
 		Cause: fmt.Sprintf("%s's log records a header change here and %s's does not; what changed is in what a templated log leaves out (%s)",
 			side, other, strings.Join(names, ", "))}
 	return d

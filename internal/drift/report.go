@@ -63,7 +63,10 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	d := r.First
 	path := d.Path
-	if path == "" {
+	switch {
+	case path == "" && len(d.hidden) > 0:
+		path = "(what the template leaves out: " + strings.Join(d.hidden, ", ") + ")"
+	case path == "":
 		path = "(layout)"
 	}
 	p.f("drift: request %d differs at %s\n", d.Request, path)

@@ -128,6 +128,9 @@ type Difference struct {
 	// configContent is set when the config differs in value, not only in
 	// encoding: only that is priced as invalidating the whole prefix.
 	configContent bool
+	// hidden names the members a template left out, for a change only
+	// one log records there: the difference is somewhere in them.
+	hidden []string
 }
 
 // MaxDiffs bounds Difference.Diffs.

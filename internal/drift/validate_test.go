@@ -422,6 +422,11 @@ func TestHiddenHeaderChange(t *testing.T) {
 	if res.Identical || res.First == nil || res.First.Request != 2 || !strings.Contains(res.First.Cause, "A's log records a header change here and B's does not") {
 		t.Fatalf("a change only the templated log records: %+v", res.First)
 	}
+	var text strings.Builder
+	res.WriteText(&text)
+	if !strings.HasPrefix(text.String(), "drift: request 2 differs at (what the template leaves out: system, tools)\n") {
+		t.Errorf("text:\n%s", text.String())
+	}
 	res = compareBytes(t, []byte(unchanged), []byte(golden), Options{NoCost: true})
 	if res.First == nil || !strings.Contains(res.First.Cause, "B's log records a header change here and A's does not") {
 		t.Fatalf("the other way round: %+v", res.First)
