@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/headergold/headergold/internal/bundletest"
 )
 
 // Environment of a TestKillAtEveryStep child: the directories it records
@@ -142,7 +144,7 @@ func TestKillAtEveryStep(t *testing.T) {
 		t.Helper()
 		st := dirState(t, golden)
 		replaced := 0
-		for name := range union(old, newState) {
+		for name := range bundletest.Names(old, newState) {
 			got, ok := st[name]
 			was, wasOK := old[name]
 			now, nowOK := newState[name]
@@ -260,14 +262,4 @@ func TestKillAtEveryStep(t *testing.T) {
 		t.Errorf("only %d kills left a journal and %d rollbacks were killed", journals, undoKills)
 	}
 	t.Logf("%d kills over %d steps, %d left a journal, %d rollbacks killed; %d files changed", kills, len(points), journals, undoKills, n)
-}
-
-func union(states ...map[string]string) map[string]bool {
-	out := map[string]bool{}
-	for _, st := range states {
-		for name := range st {
-			out[name] = true
-		}
-	}
-	return out
 }

@@ -136,7 +136,7 @@ func (s *crashSuite) checkJournal(t *testing.T, when string, suite *harness.Suit
 	t.Helper()
 	var replaced []string
 	targets := 0
-	for name := range union(old, next) {
+	for name := range bundletest.Names(old, next) {
 		if strings.HasPrefix(name, ".") {
 			continue
 		}
@@ -475,7 +475,7 @@ func TestCrashSafety(t *testing.T) {
 			t.Errorf("version %d: leftovers in the fixtures directory: %v", v, l)
 		}
 		oldOnes, newOnes := 0, 0
-		for name := range union(old, after, next) {
+		for name := range bundletest.Names(old, after, next) {
 			if strings.HasPrefix(name, ".") {
 				continue
 			}
@@ -501,16 +501,6 @@ func TestCrashSafety(t *testing.T) {
 	}
 	t.Logf("%d kills in a write window of %s (%d runs finished first); %d left some files old and some new, %d left dot files behind, %d a journal the next record rolled back; seed %d",
 		kills, win.get(), missed, mixed, withLeftovers, journals, seed)
-}
-
-func union(states ...map[string]string) map[string]bool {
-	out := map[string]bool{}
-	for _, st := range states {
-		for name := range st {
-			out[name] = true
-		}
-	}
-	return out
 }
 
 // TestInterruptRollsBack sends SIGINT or SIGTERM to record at random

@@ -81,3 +81,15 @@ func mustGetwd(t testing.TB) string {
 	}
 	return wd
 }
+
+// Names is the union of the keys of directory states (name to contents),
+// for comparing a directory before and after a write file by file.
+func Names(states ...map[string]string) map[string]bool {
+	out := map[string]bool{}
+	for _, st := range states {
+		for name := range st {
+			out[name] = true
+		}
+	}
+	return out
+}
