@@ -63,8 +63,8 @@ Flags:
         hold each side's "header", "line", "requestLine", "turn", "step"
         ("request" for a captured log); countNote says when the inputs hold
         different numbers of requests; notCompared lists the members a
-        templated log holds as placeholders, which were compared on neither
-        side; cache is {"provider", "order", "headerTokens", "keptTokens",
+        templated log holds as placeholders, whose content was compared on
+        neither side (only whether each side has them); cache is {"provider", "order", "headerTokens", "keptTokens",
         "lostTokens", "tokenizer", "estimate", "minCacheable", "belowMinimum",
         "writeMultiplier", "readMultiplier", "extraInputTokens", "ratesAsOf",
         "source"}, or null with the reason in cacheNote
