@@ -195,8 +195,16 @@ func Load(opts Options) (*Suite, error) {
 	var names []string
 	for _, e := range entries {
 		name, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+		if !ok || strings.HasPrefix(e.Name(), ".") {
 			continue // editors' lock and backup files start with a dot
+		}
+		if e.IsDir() {
+			// Named as a fixture is, so most likely meant as one: said,
+			// as a link to a directory is, rather than passed over.
+			if opts.Run == nil || opts.Run.MatchString(name) {
+				report(&FixtureError{File: filepath.Join(dir, e.Name()), Msg: "a directory, not a fixture file"})
+			}
+			continue
 		}
 		if !validName(name) {
 			// Under Run, a file Run does not select is not looked at,

@@ -169,3 +169,21 @@ func TestBundledFixturesPassTheNewRules(t *testing.T) {
 		}
 	}
 }
+
+// A directory named as a fixture is reported as one that cannot be read,
+// as a link to a directory is, unless Run passes it over.
+func TestDirectoryNamedAsAFixture(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "ok.json"), `{"description": "d", "turns": [{"user": "u", "replies": [{"text": "a"}]}]}`)
+	if err := os.Mkdir(filepath.Join(dir, "oops.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(Options{Fixtures: dir, Golden: filepath.Join(dir, "golden"), Shuffle: -1})
+	var fe *FixtureError
+	if !errors.As(err, &fe) || fe.File != filepath.Join(dir, "oops.json") || !strings.Contains(fe.Msg, "a directory") {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := Load(Options{Fixtures: dir, Golden: filepath.Join(dir, "golden"), Shuffle: -1, Run: regexp.MustCompile("^ok$")}); err != nil {
+		t.Errorf("-run passing it over: %v", err)
+	}
+}

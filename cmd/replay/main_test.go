@@ -150,14 +150,18 @@ type jsonLine struct {
 		Added      []string
 		Removed    []string
 	} `json:"failures"`
-	Summary  bool      `json:"summary"`
-	Passed   *int      `json:"passed"`
-	Failed   *int      `json:"failed"`
-	Invalid  *int      `json:"invalid"`
-	Skipped  *int      `json:"skipped"`
-	Skip     string    `json:"skip"`
-	Findings *[]string `json:"findings"`
-	Errors   []string  `json:"errors"`
+	Summary         bool      `json:"summary"`
+	Passed          *int      `json:"passed"`
+	Failed          *int      `json:"failed"`
+	Invalid         *int      `json:"invalid"`
+	Skipped         *int      `json:"skipped"`
+	Skip            string    `json:"skip"`
+	Findings        *[]string `json:"findings"`
+	Errors          []string  `json:"errors"`
+	InvalidFixtures []struct {
+		File, Path, Message string
+		Line, Column        int
+	} `json:"invalidFixtures"`
 }
 
 func decodeJSONLines(t *testing.T, s string) []jsonLine {
@@ -485,6 +489,17 @@ func TestNothingReplayedCannotPass(t *testing.T) {
 	if !s.Get("summary").Bool() || s.Get("invalid").Int() != 2 || len(errs) != 2 ||
 		!strings.Contains(errs[0].String()+errs[1].String(), "broken.json:3:1") || !strings.Contains(errs[0].String()+errs[1].String(), `"oops"`) {
 		t.Errorf("summary %s", r.stdout)
+	}
+	// The same, for a program: file, line, column, path and message.
+	found := map[string]gjson.Result{}
+	for _, f := range s.Get("invalidFixtures").Array() {
+		found[filepath.Base(f.Get("file").String())] = f
+	}
+	if b := found["broken.json"]; b.Get("line").Int() != 3 || b.Get("column").Int() != 1 || b.Get("message").String() == "" {
+		t.Errorf("broken.json: %s", b.Raw)
+	}
+	if o := found["broken-too.json"]; o.Get("path").String() != "oops" || !strings.Contains(o.Get("message").String(), `"oops"`) {
+		t.Errorf("broken-too.json: %s", o.Raw)
 	}
 }
 

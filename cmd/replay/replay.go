@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"hash/fnv"
@@ -185,6 +186,15 @@ type failureReport struct {
 	Removed []string `json:"removed,omitempty"`
 }
 
+// invalidReport is a fixture that did not load: harness.FixtureError.
+type invalidReport struct {
+	File    string `json:"file"`
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Path    string `json:"path,omitempty"`
+	Message string `json:"message"`
+}
+
 // summaryReport is the last -json object.
 type summaryReport struct {
 	Summary  bool     `json:"summary"`
@@ -197,6 +207,9 @@ type summaryReport struct {
 	// Errors are what kept the fixtures from loading, one per invalid
 	// fixture; nothing was replayed then.
 	Errors []string `json:"errors,omitempty"`
+	// Fixtures are those of the Errors that name a fixture file, with
+	// where and what, for a program to point at (an annotation, say).
+	Fixtures []invalidReport `json:"invalidFixtures,omitempty"`
 	// Interrupted names the fixture a signal stopped replay in; the
 	// counts are of the fixtures before it.
 	Interrupted string `json:"interrupted,omitempty"`
@@ -231,14 +244,20 @@ func runReplay(args []string, e env) int {
 		fmt.Fprintf(e.stderr, "replay: cannot test: %v\n", err)
 		if rf.json {
 			// A program reading the report reads why there is none.
-			errs := []string{err.Error()}
+			all := []error{err}
 			if j, ok := err.(interface{ Unwrap() []error }); ok {
-				errs = errs[:0]
-				for _, e := range j.Unwrap() {
-					errs = append(errs, e.Error())
+				all = j.Unwrap()
+			}
+			var errs []string
+			var fixtures []invalidReport
+			for _, err := range all {
+				errs = append(errs, err.Error())
+				var fe *harness.FixtureError
+				if errors.As(err, &fe) {
+					fixtures = append(fixtures, invalidReport{File: fe.File, Line: fe.Line, Column: fe.Column, Path: fe.Path, Message: fe.Msg})
 				}
 			}
-			newPrinter(e, rf).summary(summaryReport{Summary: true, Invalid: len(errs), Seed: rf.opts.Seed, Errors: errs})
+			newPrinter(e, rf).summary(summaryReport{Summary: true, Invalid: len(errs), Seed: rf.opts.Seed, Errors: errs, Fixtures: fixtures})
 		}
 		return exitCannotRun
 	}
