@@ -74,6 +74,7 @@ type TemplateError struct {
 	Start, End int
 }
 
+// Error formats the error as "line N: what is wrong".
 func (e *TemplateError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
 // appendTemplated appends one event line, templated when it is a

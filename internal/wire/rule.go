@@ -173,6 +173,7 @@ type BodyError struct {
 	Missing []string
 }
 
+// Error names the member and what the provider expects of it.
 func (e *BodyError) Error() string {
 	provider := string(e.Format)
 	if r := rules[e.Format]; r != nil {
