@@ -1,7 +1,10 @@
 package cost
 
 import (
+	"maps"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -109,11 +112,15 @@ func TestCountChunksAsWhole(t *testing.T) {
 		"code":     {"func ", "main", "() {", "\n\t", "x := ", "42", "\n}", "/*", "*/", "//", "a.b", "+=", "'s'", "e\u0301", "!\u0301"},
 		"emoji":    {"👍", "🇳🇴", "👨‍👩‍👧", " ok", "!", "🎉🎉", "a", "\n"},
 	}
-	for name, words := range vocab {
+	for _, name := range slices.Sorted(maps.Keys(vocab)) {
+		words := vocab[name]
 		var b []byte
-		for len(b) < 60_000 {
+		for n := 0; len(b) < 60_000; n++ {
 			b = append(b, words[rng.IntN(len(words))]...)
-			if rng.IntN(5) == 0 {
+			// A space at least every third word: every chunk, even of 97
+			// bytes, then has a place to cut (see the test below for one
+			// that has none).
+			if rng.IntN(5) == 0 || n%3 == 2 {
 				b = append(b, ' ')
 			}
 		}
@@ -127,5 +134,21 @@ func TestCountChunksAsWhole(t *testing.T) {
 				t.Errorf("%s, chunk %d: %d tokens, %v; whole: %d", name, chunk, got, err, whole)
 			}
 		}
+	}
+}
+
+// A chunk with no place to cut (a long run of emoji) is cut at a
+// character boundary, which can miscount the token at the cut: at most one
+// token per cut either way.
+func TestCountChunksWithoutACut(t *testing.T) {
+	b := []byte(strings.Repeat("👍🎉👨‍👩‍👧🇳🇴", 2000))
+	whole, err := o200k().Count(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const chunk = 4096
+	got, err := countChunks(b, chunk)
+	if cuts := len(b) / chunk; err != nil || got < whole-cuts || got > whole+cuts {
+		t.Errorf("%d tokens, %v; whole %d, %d cuts", got, err, whole, cuts)
 	}
 }
