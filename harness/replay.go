@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -9,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
-	"unicode/utf8"
 
 	"github.com/headergold/headergold/internal/agent"
 	"github.com/headergold/headergold/internal/logformat"
@@ -440,7 +440,7 @@ func notTemplated(file string, want, t []byte, err error) Failure {
 	case value != "":
 		fail.Msg = fmt.Sprintf("golden log is not templated at %s: it holds %s; %s", m.Path, shorten(value), must)
 	default:
-		fail.Msg = fmt.Sprintf("golden log is not templated at %s: %s; %s", m.Path, cmpOr(m.Reason, "it differs from the log templated"), must)
+		fail.Msg = fmt.Sprintf("golden log is not templated at %s: %s; %s", m.Path, cmp.Or(m.Reason, "it differs from the log templated"), must)
 	}
 	return fail
 }
@@ -460,13 +460,9 @@ func placeholderFor(path string) string {
 // shorten shows a JSON value on one line, its first 60 bytes when long,
 // escaped as a window is.
 func shorten(raw string) string {
-	const most = 60
-	if len(raw) <= most {
-		return escapeBytes([]byte(raw))
+	head, cut := headOf(raw, 60)
+	if cut {
+		return escapeBytes([]byte(head)) + "…"
 	}
-	cut := most
-	for cut > 0 && !utf8.RuneStart(raw[cut]) {
-		cut--
-	}
-	return escapeBytes([]byte(raw[:cut])) + "…"
+	return escapeBytes([]byte(head))
 }

@@ -426,14 +426,24 @@ func eventLabel(line []byte) string {
 	if t := eventType(line); t != "" {
 		return t
 	}
-	if len(line) > 60 {
-		cut := 60
-		for cut > 0 && !utf8.RuneStart(line[cut]) {
-			cut--
-		}
-		return strconv.Quote(string(line[:cut])) + "…"
+	head, cut := headOf(string(line), 60)
+	if cut {
+		return strconv.Quote(head) + "…"
 	}
-	return strconv.Quote(string(line))
+	return strconv.Quote(head)
+}
+
+// headOf returns s, or when it is longer than most bytes its head, cut at
+// a character boundary, and whether it was cut.
+func headOf(s string, most int) (string, bool) {
+	if len(s) <= most {
+		return s, false
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut], true
 }
 
 // window shows line around byte offset at: the whole line when short,

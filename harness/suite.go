@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -106,8 +107,8 @@ func (u *Upstream) base(f wire.Format) string {
 	return u.URL
 }
 
-func (o Options) fixturesDir() string { return cmpOr(o.Fixtures, "fixtures") }
-func (o Options) goldenDir() string   { return cmpOr(o.Golden, "golden") }
+func (o Options) fixturesDir() string { return cmp.Or(o.Fixtures, "fixtures") }
+func (o Options) goldenDir() string   { return cmp.Or(o.Golden, "golden") }
 
 func (o Options) shuffle() int {
 	switch {
@@ -117,13 +118,6 @@ func (o Options) shuffle() int {
 		return 0
 	}
 	return o.Shuffle
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // Suite is a loaded fixtures directory with its golden directory.

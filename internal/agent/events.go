@@ -80,7 +80,7 @@ func (l *line) done() { l.vals[len(l.vals)-1].end = len(l.b) }
 func (l *line) value(b []byte, k string) string {
 	for _, m := range l.vals {
 		if m.key == k {
-			return view(b[m.start:m.end])
+			return canon.View(b[m.start:m.end])
 		}
 	}
 	return ""

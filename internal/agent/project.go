@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"unsafe"
 
+	"github.com/headergold/headergold/internal/canon"
 	"github.com/tidwall/gjson"
 )
 
@@ -46,12 +46,14 @@ func (p *Projector) Apply(line []byte) error {
 	// The type is read on its own first, and every member by its own
 	// path: a request/header line holds the whole header, which a parse of
 	// the whole line would copy and scan past twice.
-	return p.apply(gjson.Get(view(line), "type").String(), line)
+	return p.apply(gjson.Get(canon.View(line), "type").String(), line)
 }
 
 // apply is Apply of a line without its newline whose type was read.
 func (p *Projector) apply(typ string, line []byte) error {
-	s := view(line)
+	// A view, not a copy: apply copies every byte it keeps, unless it
+	// borrows the header from a line that is never written to again.
+	s := canon.View(line)
 	switch typ {
 	case TypeRequestHeader:
 		if h := headerOfLine(line); p.layout && p.borrow && h != nil {
@@ -119,11 +121,6 @@ func (p *Projector) toolResult(id, out string, isError bool) {
 	}
 	p.messages = append(p.messages, '}')
 }
-
-// view returns b as a string without copying it. The string must not
-// outlive the call that made it: Apply copies every byte it keeps, unless
-// it borrows the header from a line that is never written to again.
-func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 func (p *Projector) open(prefix string) {
 	if p.count > 0 {
@@ -312,7 +309,7 @@ func checkRebuild(log []byte, n int, layout bool, equal func(k int, want *Reques
 	}
 	err := forEachLine(log, func(line int, text []byte) error {
 		lines = line
-		typ := gjson.Get(view(text), "type").String()
+		typ := gjson.Get(canon.View(text), "type").String()
 		if pending && (typ == TypeAssistantMessage || typ == TypeStepEnd) {
 			if err := check(line); err != nil {
 				return err

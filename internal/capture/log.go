@@ -3,7 +3,6 @@ package capture
 import (
 	"bytes"
 	"fmt"
-	"unsafe"
 
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/logformat"
@@ -334,7 +333,7 @@ func eachRebuilt(log []byte, fn func(body []byte) bool) error {
 				continue
 			}
 		}
-		ev := gjson.Parse(unsafe.String(unsafe.SliceData(line), len(line)))
+		ev := gjson.Parse(canon.View(line))
 		switch ev.Get("type").String() {
 		case TypeRequestHeader:
 			d := ev.Get("data")

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unsafe"
 
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/logformat"
@@ -308,13 +307,13 @@ type recordPart struct {
 func (h *header) locate(p *wire.Parts) {
 	// Views, not copies: a record may be hundreds of megabytes, and only
 	// offsets outlive the parse.
-	rec := gjson.Parse(view(h.src))
+	rec := gjson.Parse(canon.View(h.src))
 	var recMembers, restMembers [][2]gjson.Result
 	rec.ForEach(func(k, v gjson.Result) bool {
 		recMembers = append(recMembers, [2]gjson.Result{k, v})
 		return true
 	})
-	gjson.Parse(view(p.Rest)).ForEach(func(k, v gjson.Result) bool {
+	gjson.Parse(canon.View(p.Rest)).ForEach(func(k, v gjson.Result) bool {
 		restMembers = append(restMembers, [2]gjson.Result{k, v})
 		return true
 	})
@@ -429,10 +428,6 @@ func (h *header) align(from, to, at int) {
 
 // isSpace reports JSON whitespace.
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-// view reads b as a string without copying it, for a parse whose
-// results do not outlive b's bytes.
-func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // wireKeys are the keys a captured request's body held its system and
 // tools under, raw; "" where unknown.

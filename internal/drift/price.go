@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/cost"
 	"github.com/headergold/headergold/internal/logformat"
 	"github.com/headergold/headergold/internal/wire"
@@ -67,7 +68,7 @@ func pricingOf(h *header) *pricing {
 	}
 	if h.format != FormatLog {
 		// conversation copies what it keeps: a view of the rest will do.
-		p.conv, p.convKnown = conversation(gjson.Parse(view(h.rest)), h.wire), true
+		p.conv, p.convKnown = conversation(gjson.Parse(canon.View(h.rest)), h.wire), true
 	}
 	return p
 }

@@ -511,7 +511,7 @@ func (s *side) captureKeys() wireKeys {
 	if s.log != logYes || !s.req.capture || !s.req.held {
 		return k
 	}
-	d := gjson.Parse(view(s.cur)).Get("data")
+	d := gjson.Parse(canon.View(s.cur)).Get("data")
 	chat := d.Get("format").String() == string(wire.OpenAIChat)
 	d.Get("body").ForEach(func(key, v gjson.Result) bool {
 		switch {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"unsafe"
 
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/logformat"
@@ -388,11 +387,11 @@ func (p *Parts) member(f Format, src []byte, kStart, kEnd, vs, vEnd int, seen ma
 		if key == "stream" && string(src[vs:vEnd]) == "true" {
 			p.Stream = true
 		}
-		if f == OpenAIChat && key == "stream_options" && gjson.Get(view(src[vs:vEnd]), "include_usage").Type == gjson.True {
+		if f == OpenAIChat && key == "stream_options" && gjson.Get(canon.View(src[vs:vEnd]), "include_usage").Type == gjson.True {
 			p.Usage = true
 		}
 		if f == OpenAIChat && key == "messages" && src[vs] == '[' {
-			if first, last := leadingSystem(gjson.Parse(view(src[vs:vEnd]))); last > first {
+			if first, last := leadingSystem(gjson.Parse(canon.View(src[vs:vEnd]))); last > first {
 				first, last = first+vs, last+vs
 				p.System = append(append([]byte{'['}, src[first:last]...), ']')
 				// The part is [first…last]: its text begins one byte in.
@@ -478,7 +477,7 @@ func ParseHeader(f Format, header []byte) (*Header, error) {
 
 // parseHeader is ParseHeader for a document of any layout.
 func parseHeader(f Format, header []byte) (*Header, error) {
-	h := gjson.Parse(view(header))
+	h := gjson.Parse(canon.View(header))
 	if !h.IsObject() {
 		return nil, errors.New("the header is not a JSON object")
 	}
@@ -519,7 +518,7 @@ func ReadHeader(f Format, b []byte) (h *Header, ok bool) {
 	}
 	out := &Header{format: f}
 	config := b[i:end]
-	gjson.Parse(view(config)).ForEach(func(k, v gjson.Result) bool {
+	gjson.Parse(canon.View(config)).ForEach(func(k, v gjson.Result) bool {
 		out.configs = append(out.configs, configMember{config[k.Index : k.Index+len(k.Raw)], config[v.Index : v.Index+len(v.Raw)]})
 		return true
 	})
@@ -564,7 +563,7 @@ func (h *Header) AppendRebuild(dst, rest []byte, fr Frame) ([]byte, error) {
 		rest = unsqueeze(rest, fr.Spaces)
 	}
 	f, configs := h.format, h.configs
-	r := gjson.Parse(view(rest))
+	r := gjson.Parse(canon.View(rest))
 	if !r.IsObject() {
 		return nil, errors.New("the rest of the body is not a JSON object")
 	}
@@ -651,8 +650,3 @@ func unsqueeze(src []byte, spaces []Space) []byte {
 func WantsStream(body []byte) bool {
 	return gjson.GetBytes(body, "stream").Type == gjson.True
 }
-
-// view reads b as a string without copying it. gjson results taken
-// from a view alias b: they are used while b is unchanged and copied
-// before they are kept.
-func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
