@@ -534,12 +534,20 @@ func TestLargeReplayPeak(t *testing.T) {
 }
 
 // BenchmarkCapturedCompare measures the comparison layer on a captured
-// log with a 50 KB header and ten requests, each variant against a
-// baseline run in the same loop: read the golden file and compare it with
-// a prebuilt templated log (bytes.Equal), the least a golden test does.
+// log with a 50 KB header and ten requests, each variant against two
+// baselines run in the same loop:
+//
+//   - baseline: read the templated golden file and compare it with a
+//     prebuilt templated log (bytes.Equal), the least a golden test does;
+//
+//   - full-golden: read a golden file holding the full log and compare
+//     it with the run's log (bytes.Equal), what a golden test of the
+//     captured log does without templating (issue 10's "reading it and
+//     bytes.Equal").
 //
 //   - template: Template over the full log, then read and compare; the
 //     general path, which must skip the whole tool list to template it.
+//
 //   - replay: what a replay of a captured scenario does, CompareGolden on
 //     the outputs of a run; the capture's log writer templated the log
 //     as it wrote it (that cost is inside BenchmarkCaptureOverhead).
@@ -580,6 +588,16 @@ func BenchmarkCapturedCompare(b *testing.B) {
 			b.Fatal("baseline differs", err)
 		}
 	}
+	fullFile := filepath.Join(dir, "full.golden")
+	if err := os.WriteFile(fullFile, log, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	fullGolden := func() {
+		want, err := os.ReadFile(fullFile)
+		if err != nil || !bytes.Equal(want, log) {
+			b.Fatal("full-golden baseline differs", err)
+		}
+	}
 	variants := map[string]func(){
 		"template": func() {
 			want, err := os.ReadFile(file)
@@ -603,7 +621,7 @@ func BenchmarkCapturedCompare(b *testing.B) {
 	for _, name := range []string{"template", "replay"} {
 		variant := variants[name]
 		b.Run(name, func(b *testing.B) {
-			var tVariant, tBase time.Duration
+			var tVariant, tBase, tFull time.Duration
 			b.ReportAllocs()
 			for b.Loop() {
 				start := time.Now()
@@ -612,10 +630,15 @@ func BenchmarkCapturedCompare(b *testing.B) {
 				start = time.Now()
 				variant()
 				tVariant += time.Since(start)
+				start = time.Now()
+				fullGolden()
+				tFull += time.Since(start)
 			}
 			b.ReportMetric(float64(tBase.Nanoseconds())/float64(b.N), "baseline-ns/op")
+			b.ReportMetric(float64(tFull.Nanoseconds())/float64(b.N), "full-golden-ns/op")
 			b.ReportMetric(float64(tVariant.Nanoseconds())/float64(b.N), "variant-ns/op")
 			b.ReportMetric(float64(tVariant)/float64(tBase), "variant/baseline")
+			b.ReportMetric(float64(tVariant)/float64(tFull), "variant/full-golden")
 		})
 	}
 }
