@@ -1,8 +1,10 @@
 package harness
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -129,5 +131,25 @@ func TestGuardUniformity(t *testing.T) {
 	failureWith(t, check("longer"), CheckUniformity, "longer.golden:11:", "longer extends the pin pin", "header 2 differs: the pin has 1 distinct headers, longer 2")
 	if fails := check("adds"); len(fails) != 0 {
 		t.Errorf("a fixture that adds a plugin is exempt, got %v", fails)
+	}
+}
+
+// distinctHeaders reads each header event's header where it is, in any
+// member order and with escaped keys, and leaves out a header that
+// repeats the one in force.
+func TestDistinctHeaders(t *testing.T) {
+	log := `{"type":"turn/start","data":{"turn":1}}` + "\n" +
+		`{"type":"request/header","data":{"turn":1,"reason":"initial","header":{"system":"A","tools":[]}}}` + "\n" +
+		`{"data":{"header":{"system":"A","tools":[]},"reason":"resume"},"type":"request/header"}` + "\n" +
+		`{"type":"request/header","data":{"h\u0065ader":{"system":"B","tools":[{"name":"x"}]},"turn":2}}` + "\n" +
+		`{"type":"assistant/message","data":{"header":{"system":"C"}}}` + "\n" +
+		`{"type":"request/header","data":{"turn":3,"header":{"system":"A","tools":[]}}}` + "\n"
+	var got []string
+	for _, h := range distinctHeaders([]byte(log)) {
+		got = append(got, fmt.Sprintf("%d:%s", h.line, h.raw))
+	}
+	want := []string{`2:{"system":"A","tools":[]}`, `4:{"system":"B","tools":[{"name":"x"}]}`, `6:{"system":"A","tools":[]}`}
+	if !slices.Equal(got, want) {
+		t.Errorf("distinctHeaders = %q, want %q", got, want)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/headergold/headergold/internal/agent"
+	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/logformat"
 	"github.com/tidwall/gjson"
 )
@@ -250,7 +251,7 @@ func (s *Suite) checkUniformity(f *Fixture, r *runResult, res *Result) {
 	}
 	want, got := distinctHeaders(pr.Log), distinctHeaders(r.Log)
 	for i := 0; i < len(want) || i < len(got); i++ {
-		if i < len(want) && i < len(got) && want[i].raw == got[i].raw {
+		if i < len(want) && i < len(got) && bytes.Equal(want[i].raw, got[i].raw) {
 			continue
 		}
 		file, line := s.goldenPath(f.Name), 0
@@ -260,7 +261,7 @@ func (s *Suite) checkUniformity(f *Fixture, r *runResult, res *Result) {
 		msg := fmt.Sprintf("%s extends the pin %s without adding config, sections, plugins or listeners, so its headers must be the pin's; header %d differs", f.Name, parent.Name, i+1)
 		var m *Mismatch
 		if i < len(want) && i < len(got) {
-			m = lineMismatch(file, line, []byte(want[i].raw), []byte(got[i].raw), sides{"the pin " + parent.Name, f.Name})
+			m = lineMismatch(file, line, want[i].raw, got[i].raw, sides{"the pin " + parent.Name, f.Name})
 			msg += " at " + m.Path
 		} else {
 			msg += fmt.Sprintf(": the pin has %d distinct headers, %s %d", len(want), f.Name, len(got))
@@ -283,26 +284,47 @@ func samePlugins(a, b []Plugin) bool {
 // headerAt is the header of a request/header event and its 1-based line.
 type headerAt struct {
 	line int
-	raw  string
+	raw  []byte
 }
 
 // distinctHeaders returns the headers of the request/header events of a
 // log, leaving out those that repeat the header in force (a resume
-// repeats it). It reads each header event once, up to its header's end.
+// repeats it). It walks each header event with canon's skipping scanner,
+// which jumps through string text, so a pin's header of kilobytes is
+// read once and not copied: the headers are views of log, which must not
+// change while they are in use.
 func distinctHeaders(log []byte) []headerAt {
 	var out []headerAt
 	for n := 1; len(log) > 0; n++ {
 		line, rest, _ := bytes.Cut(log, []byte("\n"))
 		log = rest
-		if !mayBe(line, logformat.RequestHeader) || gjson.GetBytes(line, "type").String() != agent.TypeRequestHeader {
+		if !mayBe(line, logformat.RequestHeader) || gjson.Get(canon.View(line), "type").String() != agent.TypeRequestHeader {
 			continue
 		}
-		h := gjson.GetBytes(line, "data.header")
-		if len(out) == 0 || out[len(out)-1].raw != h.Raw {
-			out = append(out, headerAt{line: n, raw: h.Raw})
+		h := eventHeader(line)
+		if len(out) == 0 || !bytes.Equal(out[len(out)-1].raw, h) {
+			out = append(out, headerAt{line: n, raw: h})
 		}
 	}
 	return out
+}
+
+// eventHeader returns the bytes of data.header in an event line, or nil.
+func eventHeader(line []byte) []byte {
+	var h []byte
+	canon.Walk(line, 0, func(key []byte, s int) int {
+		if !keyIs(key, "data") || line[s] != '{' {
+			return canon.SkipValue(line, s)
+		}
+		return canon.Walk(line, s, func(key []byte, s int) int {
+			e := canon.SkipValue(line, s)
+			if keyIs(key, "header") && e >= 0 {
+				h = line[s:e]
+			}
+			return e
+		})
+	})
+	return h
 }
 
 // CompareGolden compares a run's outputs with f's files in the golden

@@ -94,7 +94,7 @@ func (c *Canonicalizer) canonicalize(t Tool, provider string) (canonicalTool, er
 			if b, err = canon.Compact(b, params); err != nil {
 				return canonicalTool{}, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
 			}
-			c.remember(params, b[start:])
+			c.remember(params, b[start:len(b):len(b)])
 		}
 		end := len(b)
 		b = append(b, '}')
@@ -111,8 +111,9 @@ func (c *Canonicalizer) known(params []byte) ([]byte, bool) {
 	return b, ok
 }
 
-// remember keeps the canonical form of params; canonical is copied, as
-// the tool's bytes it lies in are the tool's own.
+// remember keeps the canonical form of params. canonical is not copied:
+// it lies in a tool's bytes, which nothing writes once they are made,
+// and its capacity ends where it does, so an append to it copies.
 func (c *Canonicalizer) remember(params, canonical []byte) {
 	if c == nil {
 		return
@@ -120,7 +121,7 @@ func (c *Canonicalizer) remember(params, canonical []byte) {
 	if c.params == nil {
 		c.params = map[string][]byte{}
 	}
-	c.params[string(params)] = slices.Clone(canonical)
+	c.params[string(params)] = canonical
 }
 
 // appendToolJSON writes the model-visible fields of t, whose Parameters are
