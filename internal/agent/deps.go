@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/headergold/headergold/internal/assembler"
 	"github.com/headergold/headergold/internal/canon"
@@ -167,7 +168,9 @@ func (l *ledger) missing(name string, deps assembler.Deps) string {
 func (l *ledger) fold(log []byte) {
 	calls := map[string]gjson.Result{}
 	_ = forEachLine(log, func(_ int, line []byte) error {
-		ev := gjson.ParseBytes(line)
+		// A view, not ParseBytes's copy of every line: a resumed log
+		// holds whole headers, and the ledger reads none of them.
+		ev := gjson.Parse(canon.View(line))
 		switch ev.Get("type").String() {
 		case TypeAssistantMessage:
 			ev.Get("data.toolCalls").ForEach(func(_, c gjson.Result) bool {
@@ -180,7 +183,8 @@ func (l *ledger) fold(log []byte) {
 				return nil
 			}
 			c := calls[d.Get("callId").String()]
-			l.record(d.Get("name").String(), []byte(c.Get("arguments").Raw), d.Get("output").String())
+			// Copies of what the ledger keeps, which outlives the view.
+			l.record(strings.Clone(d.Get("name").String()), []byte(c.Get("arguments").Raw), strings.Clone(d.Get("output").String()))
 		}
 		return nil
 	})

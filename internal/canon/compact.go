@@ -3,7 +3,9 @@ package canon
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -78,6 +80,10 @@ func quoteByte(c byte) string {
 }
 
 func (p *parser) skipSpace() {
+	// Indentation comes in runs of spaces.
+	for p.pos+8 <= len(p.src) && binary.LittleEndian.Uint64(p.src[p.pos:]) == 0x2020202020202020 {
+		p.pos += 8
+	}
 	for p.pos < len(p.src) {
 		switch p.src[p.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -172,7 +178,10 @@ func (p *parser) object(depth int) error {
 		p.out = append(p.out, '}')
 		return nil
 	}
-	var members []member
+	// Most objects of a schema are narrow: their members fit a buffer on
+	// the stack, and a wide one grows past it.
+	var buf [8]member
+	members := buf[:0]
 	var keys map[string]struct{} // member keys, once the object is wide
 	reorder := false
 	for {
@@ -396,8 +405,18 @@ func (p *parser) string() error {
 	p.out = append(p.out, '"')
 	s := p.src
 	for {
-		// Copy the longest run that needs no attention.
+		// Copy the longest run that needs no attention, found a word at
+		// a time (the lowest flagged byte of a word is exact) and then a
+		// byte at a time.
 		run := p.pos
+		for run+8 <= len(s) {
+			x := binary.LittleEndian.Uint64(s[run:])
+			if m := specialBits(x) | x&0x8080808080808080; m != 0 {
+				run += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			run += 8
+		}
 		for run < len(s) {
 			c := s[run]
 			if c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {

@@ -323,3 +323,42 @@ func BenchmarkCompactWideObjects(b *testing.B) {
 		})
 	}
 }
+
+// Strings long enough to take the word-at-a-time path, with something
+// that needs attention at every position, and indentation of every
+// length: where the word checks and the byte loop hand over.
+func TestCompactWordBoundaries(t *testing.T) {
+	inserts := []struct{ in, out string }{
+		{`\"`, `\"`}, {`\\`, `\\`}, {`\n`, `\n`}, {`\/`, `/`}, {`\u00e9`, "é"}, {`\ud83d\ude00`, "😀"},
+		{"é", "é"}, {"😀", "😀"}, {"\x7f", "\x7f"}, {"~", "~"},
+		{"\x01", ""}, {"\x1f", ""}, {"\xff", ""}, {"\xc3", ""}, {`\x`, ""}, // errors
+	}
+	text := strings.Repeat("abcdefgh", 5)
+	for n := 0; n <= len(text); n++ {
+		for at := 0; at <= n; at++ {
+			for _, ins := range inserts {
+				for _, indent := range []int{0, 1, 7, 8, 9, 16, 17} {
+					pad := strings.Repeat(" ", indent)
+					in := "{\n" + pad + `"k":` + pad + `"` + text[:at] + ins.in + text[at:n] + `"` + pad + "\n}"
+					got, err := canon.Compact(nil, []byte(in))
+					if ins.out == "" {
+						if err == nil {
+							t.Fatalf("Compact(%q) = %q, want an error", in, got)
+						}
+						continue
+					}
+					want := `{"k":"` + text[:at] + ins.out + text[at:n] + `"}`
+					if err != nil || string(got) != want {
+						t.Fatalf("Compact(%q) = %q, %v; want %q", in, got, err, want)
+					}
+				}
+			}
+		}
+	}
+	// A string that ends inside a word is an error, not a read past it.
+	for n := range 20 {
+		if _, err := canon.Compact(nil, []byte(`"`+text[:n])); err == nil {
+			t.Fatalf("Compact of an unterminated string of %d bytes succeeded", n)
+		}
+	}
+}
