@@ -230,7 +230,7 @@ func (s *Suite) runCaptured(f *Fixture, v variation, cr captureRun) (*runResult,
 		copts.Upstream = s.opts.Upstream.base
 	}
 	if cr.listen {
-		copts.Listener = s.opts.Listen
+		copts.Listener = capture.Borrow(s.opts.Listen)
 	}
 	if len(f.Agent.Exec) > 0 && !cr.listen {
 		if err := f.checkAgentDir(); err != nil {
@@ -263,6 +263,8 @@ func (s *Suite) runCaptured(f *Fixture, v variation, cr captureRun) (*runResult,
 		select {
 		case <-srv.Consumed():
 		case <-srv.Failed():
+		case <-srv.Stopped():
+			runErr = errors.New("the listener stopped serving (closed by its owner?) before the script was consumed")
 		case <-ctx.Done():
 			runErr = fmt.Errorf("interrupted while waiting for the agent: %w", ctx.Err())
 		}

@@ -46,7 +46,10 @@ type Options struct {
 	// scenarios on it instead of starting their agents: an agent started
 	// elsewhere (an IDE, a server) is pointed at it, and the run ends when
 	// the script is consumed. OnListen is called with the session first,
-	// to tell the user the base URLs to export.
+	// to tell the user the base URLs to export. The runs take turns on
+	// the one listener, which the harness leaves open for its owner to
+	// close; a listener without SetDeadline (every net.TCPListener and
+	// net.UnixListener has one) serves one run and is closed after it.
 	Listen   net.Listener
 	OnListen func(*Session)
 	// MaxFileSize is the largest fixture or golden file read; 0 means

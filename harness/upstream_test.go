@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -336,6 +337,7 @@ func TestListenServesAnAgentStartedElsewhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer ln.Close() // the harness never closes it: its owner does
 	opts.Listen = ln
 	agent := &formatAgent{}
 	var exports []string
@@ -359,5 +361,64 @@ func TestListenServesAnAgentStartedElsewhere(t *testing.T) {
 	golden := string(readFile(t, filepath.Join(opts.Golden, "ide.golden")))
 	if strings.Count(golden, `"type":"capture/request"`) != 2 || !strings.Contains(golden, `"format":"openai-chat"`) {
 		t.Errorf("golden:\n%s", golden)
+	}
+}
+
+// One listener serves every scenario of a suite, one after another, and
+// one scenario run after another: the fake provider of a run stops using
+// it without closing it. A listener its owner closes while a run waits
+// fails that run instead of leaving it waiting.
+func TestListenServesScenarioAfterScenario(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1}
+	os.MkdirAll(opts.Fixtures, 0o755)
+	for _, name := range []string{"a", "b"} {
+		writeFile(t, filepath.Join(opts.Fixtures, name+".json"), `{
+  "description": "an agent that the harness does not start",
+  "agent": {"exec": ["false"]},
+  "replies": [{"text": "done `+name+`"}]
+}
+`)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	opts.Listen = ln
+	var served []string
+	opts.OnListen = func(s *Session) {
+		served = append(served, s.Scenario)
+		agent := &formatAgent{}
+		go agent.run(context.Background(), &Session{OpenAIBaseURL: s.OpenAIBaseURL, HTTPClient: &http.Client{}, Env: map[string]string{"FORMAT": "openai-chat"}})
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, failed, err := mustLoad(t, opts).Record(RecordOptions{}); err != nil {
+			t.Errorf("record: %v %v", err, failed)
+		}
+		s := mustLoad(t, opts)
+		for range 2 {
+			if res := s.Replay(s.Fixture("b")); !res.Passed() {
+				t.Errorf("replay of b: %v", res.Failures)
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("a run on the shared listener did not end")
+	}
+	if want := []string{"a", "b", "b", "b"}; !slices.Equal(served, want) {
+		t.Errorf("served %v, want %v", served, want)
+	}
+
+	// The owner closes the listener while a run waits for its agent.
+	opts.OnListen = func(*Session) { ln.Close() }
+	s := mustLoad(t, opts)
+	res := s.Replay(s.Fixture("a"))
+	if res.Passed() || !strings.Contains(fmt.Sprint(res.Failures), "the listener stopped serving") {
+		t.Errorf("replay on a closed listener: %v", res.Failures)
 	}
 }

@@ -293,6 +293,10 @@ func (s *Server) addFailure(msg string) {
 // Failed is closed at the first failed request.
 func (s *Server) Failed() <-chan struct{} { return s.failed }
 
+// Stopped is closed once the server has stopped serving: after Close,
+// or when its listener failed (an Options.Listener its owner closed).
+func (s *Server) Stopped() <-chan struct{} { return s.done }
+
 // served notes that reply n went out; the last one closes Consumed.
 func (s *Server) served(n int) {
 	if n == len(s.replies) {
