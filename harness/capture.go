@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/http"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -252,7 +251,8 @@ func (s *Suite) runCaptured(f *Fixture, v variation, cr captureRun) (*runResult,
 		ctx = context.Background()
 	}
 	sess := &Session{Scenario: f.Name, Run: v.run, AnthropicBaseURL: srv.URL(), OpenAIBaseURL: srv.URL() + "/v1",
-		GeminiBaseURL: srv.URL(), HTTPClient: &http.Client{}, Env: env}
+		GeminiBaseURL: srv.URL(), HTTPClient: srv.Client(), Env: env}
+	defer sess.HTTPClient.CloseIdleConnections()
 	var runErr error
 	var stderrTail string // a subprocess agent's
 	switch {

@@ -69,7 +69,11 @@ func testAgent(ctx context.Context, s *Session) error {
 		if s.Getenv("SPACED") != "" {
 			body = pySpaced(body)
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.AnthropicBaseURL+s.Getenv("PATH_SUFFIX")+"/v1/messages", bytes.NewReader(body))
+		base := s.AnthropicBaseURL
+		if v := s.Getenv("BASE"); v != "" { // an SDK given HTTPClient alone keeps its own
+			base = v
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+s.Getenv("PATH_SUFFIX")+"/v1/messages", bytes.NewReader(body))
 		if err != nil {
 			return err
 		}
@@ -156,6 +160,25 @@ func capturedSuite(t *testing.T, fixtures map[string]string) (*Suite, Options) {
 		writeFile(t, filepath.Join(opts.Fixtures, name+".json"), src)
 	}
 	return mustLoad(t, opts), opts
+}
+
+// An agent that takes the session's client but keeps its provider's
+// address, as an official SDK given WithHTTPClient alone does, reaches
+// the fake provider: nothing goes to the network.
+func TestSessionClientReachesTheFakeProvider(t *testing.T) {
+	s, opts := capturedSuite(t, map[string]string{
+		"sdk-default": capturedFixture(`"PROMPT": "What is in go.mod?", "BASE": "https://api.anthropic.com"`, ""),
+	})
+	if _, failed, err := s.Record(RecordOptions{}); err != nil {
+		t.Fatalf("record: %v %v", err, failed)
+	}
+	if fails := replayOne(t, mustLoad(t, opts), "sdk-default"); len(fails) > 0 {
+		t.Errorf("replay: %v", fails)
+	}
+	golden := string(readFile(t, filepath.Join(opts.Golden, "sdk-default.golden")))
+	if strings.Count(golden, `"path":"/v1/messages"`) < 2 {
+		t.Errorf("the golden log lacks the agent's requests:\n%s", golden)
+	}
 }
 
 func TestCapturedInProcessRecordReplay(t *testing.T) {

@@ -24,7 +24,10 @@ type Session struct {
 	// GeminiBaseURL is http://127.0.0.1:PORT (genai appends
 	// /v1beta/models/…).
 	GeminiBaseURL string
-	// HTTPClient reaches the fake provider; it never leaves the machine.
+	// HTTPClient sends every request to the fake provider, whatever its
+	// URL's scheme and host (the path and query are kept): an SDK given
+	// only this client, with its default base URL, reaches the fake
+	// provider too, never the network.
 	HTTPClient *http.Client
 	// Env is what a subprocess agent would get on top of its inherited
 	// environment: the base URLs, dummy API keys, NO_PROXY and no_proxy

@@ -97,6 +97,33 @@ func Start(opts Options) (*Server, error) {
 // URL is the server's base URL, http://127.0.0.1:PORT.
 func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
 
+// Client returns a client whose every request goes to the server,
+// whatever its URL says: an SDK given the client but no base URL sends
+// to its provider's address, and the request reaches the fake provider
+// with its path and query, never the network.
+func (s *Server) Client() *http.Client {
+	addr := s.ln.Addr().String()
+	return &http.Client{Transport: toServer{addr: addr, rt: &http.Transport{}}}
+}
+
+// toServer is the round tripper of [Server.Client].
+type toServer struct {
+	addr string
+	rt   *http.Transport
+}
+
+func (t toServer) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Scheme != "http" || r.URL.Host != t.addr {
+		r = r.Clone(r.Context())
+		r.URL.Scheme, r.URL.Host, r.Host = "http", t.addr, ""
+	}
+	return t.rt.RoundTrip(r)
+}
+
+// CloseIdleConnections lets http.Client.CloseIdleConnections reach the
+// transport.
+func (t toServer) CloseIdleConnections() { t.rt.CloseIdleConnections() }
+
 // Close stops the server and waits for it; requests in flight are cut.
 func (s *Server) Close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
