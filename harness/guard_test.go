@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -91,10 +92,46 @@ func TestGuardMalformedHeader(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "line 2") {
 				t.Fatalf("Template error = %v, want line 2 and %q", err, tc.want)
 			}
-			if _, _, err := Sidecars([]byte(log)); tc.sidecarErr && err == nil {
+			_, _, err = Sidecars([]byte(log))
+			var te *TemplateError
+			switch {
+			case !tc.sidecarErr:
+			case err == nil:
 				t.Errorf("Sidecars accepted a malformed header")
+			case !errors.As(err, &te) || te.Line != 2 || !strings.HasPrefix(te.Path, "data.header.") || !strings.Contains(te.Msg, tc.want):
+				t.Errorf("Sidecars error = %#v, want a *TemplateError at line 2, data.header.*, %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A captured header holds the body's own tools member, and Gemini's API
+// takes a single tool object there: it templates, and a pin's sidecar
+// holds it with its tokens as sent.
+func TestCapturedToolsObject(t *testing.T) {
+	log := `{"type":"request/header","data":{"request":1,"reason":"initial","format":"gemini","header":{"config":{},"tools":{"functionDeclarations":[{"name":"f","description":"d\u00e9"}]}}}}` + "\n"
+	got, err := Template([]byte(log))
+	if want := `{"type":"request/header","data":{"request":1,"reason":"initial","format":"gemini","header":{"config":{},"tools":"<<tools>>"}}}` + "\n"; err != nil || string(got) != want {
+		t.Errorf("Template = %s, %v; want %s", got, err, want)
+	}
+	_, tools, err := Sidecars([]byte(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "initial": {
+    "functionDeclarations": [
+      {
+        "name": "f",
+        "description": "d\u00e9"
+      }
+    ]
+  },
+  "changes": []
+}
+`
+	if string(tools) != want {
+		t.Errorf("tools sidecar:\n%s\nwant:\n%s", tools, want)
 	}
 }
 

@@ -24,7 +24,9 @@ import (
 // NAME.tools.json is {"initial": [tools], "changes": [[tools], ...]}: the
 // tools of the first header, then the tools of every later header whose
 // tool list differs from the one before it, laid out as
-// JSON.stringify(x, null, 2) lays it out. Both files end with a newline.
+// JSON.stringify(x, null, 2) lays it out (a captured header's tools are
+// the body's member with its tokens as sent, which Gemini's API also takes
+// as one object). Both files end with a newline.
 
 // markerPrefix starts the line before each later system prompt.
 const markerPrefix = "<!-- headergold: header "
@@ -72,7 +74,8 @@ func headerEvents(log []byte) []headerEvent {
 }
 
 // Sidecars returns the contents of NAME.system.md and NAME.tools.json for a
-// full (untemplated) log.
+// full (untemplated) log. A header that the sidecars cannot hold is a
+// *[TemplateError], as [Template] reports it.
 func Sidecars(log []byte) (systemMD, toolsJSON []byte, err error) {
 	events := headerEvents(log)
 	var md []byte
@@ -83,13 +86,16 @@ func Sidecars(log []byte) (systemMD, toolsJSON []byte, err error) {
 	for i, e := range events {
 		sys, ts := e.header.Get("system"), e.header.Get("tools")
 		text := sys.String()
+		// A captured header holds the body's own members: any system
+		// value, and tools as the provider takes them (Gemini's API
+		// also takes a single object).
 		if captured {
 			text = systemTokens(sys)
 		} else if sys.Exists() && sys.Type != gjson.String {
-			return nil, nil, fmt.Errorf("log line %d: header.system is not a string", e.line)
+			return nil, nil, &TemplateError{Line: e.line, Path: "data.header.system", Msg: "header.system is not a string"}
 		}
-		if ts.Exists() && !ts.IsArray() {
-			return nil, nil, fmt.Errorf("log line %d: header.tools is not an array", e.line)
+		if ts.Exists() && !ts.IsArray() && !captured {
+			return nil, nil, &TemplateError{Line: e.line, Path: "data.header.tools", Msg: "header.tools is not an array"}
 		}
 		toolsRaw := ts.Raw
 		if !ts.Exists() {

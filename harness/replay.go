@@ -194,7 +194,7 @@ func outputs(f *Fixture, r *runResult) (*Outputs, error) {
 	out := &Outputs{Log: r.Log, Golden: golden, Requests: r.Requests, depsAt: r.depsAt}
 	if f.Pin {
 		if out.System, out.Tools, err = Sidecars(r.Log); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("the sidecars of the run's log: %w", err)
 		}
 	}
 	return out, nil

@@ -171,7 +171,9 @@ func appendTemplated(dst, line []byte) ([]byte, error) {
 		return nil, &TemplateError{Path: "data.header", Msg: "request/header event without a header object", Start: header.at, End: header.end}
 	case system.at >= 0 && line[system.at] != '"' && !captured:
 		return nil, &TemplateError{Path: "data.header.system", Msg: "header.system is not a string", Start: system.at, End: system.end}
-	case tools.at >= 0 && line[tools.at] != '[' && !bytes.Equal(line[tools.at:tools.end], toolsJSON):
+	case tools.at >= 0 && line[tools.at] != '[' && !captured && !bytes.Equal(line[tools.at:tools.end], toolsJSON):
+		// A captured header holds the body's own tools member, which
+		// Gemini's API also takes as a single object.
 		return nil, &TemplateError{Path: "data.header.tools", Msg: "header.tools is not an array", Start: tools.at, End: tools.end}
 	}
 	type splice struct {

@@ -123,7 +123,11 @@ func (a *formatAgent) run(ctx context.Context, s *Session) error {
 		case wire.OpenAIResponses:
 			return `{"model":"m","instructions":"Be brief.","input":[{"role":"user","content":"hi"}` + history + `],"tools":` + tools + streamFlag(stream) + `}`
 		}
-		return `{"contents":[{"role":"user","parts":[{"text":"hi"}]}` + history + `],"systemInstruction":{"parts":[{"text":"Be brief."}]},"tools":[{"functionDeclarations":[{"name":"lookup"}]}]}`
+		geminiTools := `[{"functionDeclarations":[{"name":"lookup"}]}]`
+		if s.Getenv("GEMINI_TOOLS") == "object" { // which Gemini's API takes too
+			geminiTools = `{"functionDeclarations":[{"name":"lookup"}]}`
+		}
+		return `{"contents":[{"role":"user","parts":[{"text":"hi"}]}` + history + `],"systemInstruction":{"parts":[{"text":"Be brief."}]},"tools":` + geminiTools + `}`
 	}
 	switch f {
 	case wire.Anthropic:
@@ -420,5 +424,30 @@ func TestListenServesScenarioAfterScenario(t *testing.T) {
 	res := s.Replay(s.Fixture("a"))
 	if res.Passed() || !strings.Contains(fmt.Sprint(res.Failures), "the listener stopped serving") {
 		t.Errorf("replay on a closed listener: %v", res.Failures)
+	}
+}
+
+// A pinned Gemini scenario whose body holds its tools as one object, as
+// Gemini's API takes them, records and replays like any other.
+func TestPinnedGeminiToolsObject(t *testing.T) {
+	dir := t.TempDir()
+	agent := &formatAgent{}
+	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1, Agent: agent.run}
+	os.MkdirAll(opts.Fixtures, 0o755)
+	writeFile(t, filepath.Join(opts.Fixtures, "g.json"), `{
+  "description": "tools as one object", "pin": true,
+  "agent": {"env": {"FORMAT": "gemini", "GEMINI_TOOLS": "object"}},
+  "replies": [{"text": "done"}]
+}
+`)
+	if _, failed, err := mustLoad(t, opts).Record(RecordOptions{}); err != nil {
+		t.Fatalf("record: %v %v", err, failed)
+	}
+	if fails := replayOne(t, mustLoad(t, opts), "g"); len(fails) > 0 {
+		t.Errorf("replay: %v", fails)
+	}
+	tools := string(readFile(t, filepath.Join(opts.Golden, "g.tools.json")))
+	if !strings.Contains(tools, `"initial": {`) || !strings.Contains(tools, `"name": "lookup"`) {
+		t.Errorf("tools sidecar:\n%s", tools)
 	}
 }
