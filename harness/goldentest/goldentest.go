@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,14 +53,17 @@ func Test(t *testing.T, opts harness.Options) {
 		}
 		opts.Seed = seed
 	}
-	if Updating() && opts.Run == nil {
-		// go test -run 'TestGolden/^name$' records only that fixture, as
-		// it would replay only that one.
-		filter, err := subtestFilter(t)
-		if err != nil {
+	// go test -run 'TestGolden/^name$' replays only that fixture (go
+	// test selects the subtests) and records only that one (Load does).
+	filter := opts.Run
+	if filter == nil {
+		var err error
+		if filter, err = subtestFilter(t); err != nil {
 			t.Fatal(err)
 		}
-		opts.Run = filter
+		if Updating() {
+			opts.Run = filter
+		}
 	}
 	if opts.Commands.Record == nil {
 		// Messages read in go test's output name go test's command.
@@ -71,6 +75,11 @@ func Test(t *testing.T, opts harness.Options) {
 	s, err := harness.Load(opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Nothing replayed never passes: a mistyped name is not a green test,
+	// nor a record that wrote nothing.
+	if filter != nil && !slices.ContainsFunc(s.Fixtures(), func(f *harness.Fixture) bool { return filter.MatchString(f.Name) }) {
+		t.Fatalf("-run %q matches no fixture in %s", filter, opts.Fixtures)
 	}
 	if Updating() {
 		if goldenupdate.InCI() {

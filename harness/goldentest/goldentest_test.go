@@ -50,6 +50,32 @@ func TestRecordingFollowsGoTestRun(t *testing.T) {
 	}
 }
 
+// TestRunMatchingNothingFails: a -run pattern that selects no fixture
+// fails the test, replaying and recording, as replay and record exit 2:
+// a mistyped name is not a green test. Test runs in a child process,
+// where its failure is the expected outcome.
+func TestRunMatchingNothingFails(t *testing.T) {
+	if dir := os.Getenv("HEADERGOLD_TEST_NOMATCH_DIR"); dir != "" {
+		Test(t, harness.Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Shuffle: -1})
+		return
+	}
+	opts := layout(t, "one")
+	for _, update := range []string{"", "1"} {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestRunMatchingNothingFails$/^typo$", "-test.v")
+		cmd.Env = append(os.Environ(), "HEADERGOLD_TEST_NOMATCH_DIR="+filepath.Dir(opts.Fixtures), "GOLDIE_UPDATE="+update, "CI=")
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), `-run "^typo$" matches no fixture in `) {
+			t.Errorf("GOLDIE_UPDATE=%q: want a failure naming the pattern, got %v:\n%s", update, err, out)
+		}
+	}
+	// The same pattern naming a fixture passes.
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestRunMatchingNothingFails$/^one$")
+	cmd.Env = append(os.Environ(), "HEADERGOLD_TEST_NOMATCH_DIR="+filepath.Dir(opts.Fixtures), "GOLDIE_UPDATE=", "CI=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("-run naming a fixture: %v\n%s", err, out)
+	}
+}
+
 // TestMessagesNameGoTest: the failures Test reports say how to
 // record with go test, with the test's own -run pattern: a missing golden
 // log, a golden log that differs (beside goldie's report), an orphan.
