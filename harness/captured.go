@@ -46,6 +46,9 @@ type AgentSpec struct {
 // Duration is a time.Duration written in JSON as a string such as "60s".
 type Duration time.Duration
 
+// String formats the duration as time.Duration does, "1m0s".
+func (d Duration) String() string { return time.Duration(d).String() }
+
 // UnmarshalJSON reads a duration string.
 func (d *Duration) UnmarshalJSON(b []byte) error {
 	var s string

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // layout makes a fixtures/golden pair in a temp dir holding one fixture,
@@ -188,5 +189,21 @@ func TestDistinctHeaders(t *testing.T) {
 	want := []string{`2:{"system":"A","tools":[]}`, `4:{"system":"B","tools":[{"name":"x"}]}`, `6:{"system":"A","tools":[]}`}
 	if !slices.Equal(got, want) {
 		t.Errorf("distinctHeaders = %q, want %q", got, want)
+	}
+}
+
+// Replaying or checking a name the suite does not have is a failure of
+// check invalid, not a nil dereference; a Duration prints as a duration.
+func TestNoFixture(t *testing.T) {
+	s := mustLoad(t, layout(t, map[string]string{"one": minimalFixture}))
+	res := s.Replay(s.Fixture("typo"))
+	if res.Passed() || !res.Invalid() {
+		t.Errorf("Replay(nil) = %+v, want a failure of check invalid", res)
+	}
+	if out, res := s.Check(nil); out != nil || !res.Invalid() {
+		t.Errorf("Check(nil) = %v, %+v", out, res)
+	}
+	if got := fmt.Sprint(Duration(90 * time.Second)); got != "1m30s" {
+		t.Errorf("Duration prints as %q", got)
 	}
 }

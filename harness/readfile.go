@@ -48,7 +48,7 @@ func (b *ByteSize) Set(s string) error {
 	}
 	n, err := strconv.ParseInt(num, 10, 64)
 	if err != nil || n <= 0 || n > (1<<62)/mult {
-		return fmt.Errorf("size %q: want a positive number of bytes, optionally with KiB, MiB or GiB", s)
+		return fmt.Errorf("size %q: want a positive number of bytes, optionally with KiB, MiB, GiB, KB, MB or GB", s)
 	}
 	*b = ByteSize(n * mult)
 	return nil

@@ -107,8 +107,12 @@ func (r *Result) Invalid() bool {
 }
 
 // Replay runs f and checks it against its golden files: rebuild, compare,
-// permute, and the guards.
+// permute, and the guards. A nil f (what [Suite.Fixture] returns for a
+// name it does not have) is a failure of check invalid.
 func (s *Suite) Replay(f *Fixture) *Result {
+	if f == nil {
+		return noFixture()
+	}
 	start := time.Now()
 	out, res := s.Check(f)
 	if out != nil {
@@ -118,10 +122,19 @@ func (s *Suite) Replay(f *Fixture) *Result {
 	return res
 }
 
+// noFixture is the result of replaying or checking no fixture.
+func noFixture() *Result {
+	return &Result{Failures: []Failure{{Check: CheckInvalid, Msg: "no fixture (Suite.Fixture returns nil for a name the suite does not have)"}}}
+}
+
 // Check runs f and performs every check that does not read its golden
 // files: the rebuild check, the uniformity guard and the permutation pass.
-// It returns the outputs to compare or record.
+// It returns the outputs to compare or record; a nil f is a failure of
+// check invalid, with no outputs.
 func (s *Suite) Check(f *Fixture) (*Outputs, *Result) {
+	if f == nil {
+		return nil, noFixture()
+	}
 	res := &Result{Fixture: f.Name, Seed: s.opts.Seed}
 	if f.Captured() {
 		return s.checkCaptured(f, res), res
