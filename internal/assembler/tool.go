@@ -51,10 +51,13 @@ func canonicalize(t Tool, provider string) (canonicalTool, error) {
 // Canonicalizer makes tools canonical for providers, remembering the
 // canonical form of every parameters text it has made canonical: tools
 // whose parameters are the same text byte for byte (the tools of one
-// server often share a schema) share the work of parsing it. Its zero
-// value is ready to use; it is not safe for concurrent use.
+// server often share a schema) share the work of parsing it. It keeps
+// the parameters texts it is given without copying them, so they must not
+// change while it is in use (a harness makes a fixture's plugins canonical
+// with one, from bytes nothing writes). Its zero value is ready to use; it
+// is not safe for concurrent use.
 type Canonicalizer struct {
-	params map[string][]byte // parameters text -> canonical form
+	params map[string][]byte // parameters text (a view) -> canonical form
 }
 
 // NewProvider is [NewProvider], with c's memory of parameters texts.
@@ -62,45 +65,97 @@ func (c *Canonicalizer) NewProvider(name string, tools ...Tool) (*Provider, erro
 	if name == "" {
 		return nil, errors.New("provider with an empty name")
 	}
+	// The tools' canonical bytes are written one after another into a few
+	// arrays, each tool's cut from the array it was written into: a
+	// provider of hundreds of tools makes them with a few allocations,
+	// not one each. A tool's bytes are bounded by its own length, and a
+	// pretty-printed schema takes about half of it: an array holds half
+	// the bounds of the tools still to write, and the next one is made
+	// when a tool's bound does not fit.
+	remaining := 0
+	for _, t := range tools {
+		remaining += toolSize(t)
+	}
 	p := &Provider{name: name, tools: make([]*canonicalTool, len(tools))}
 	cs := make([]canonicalTool, len(tools)) // one allocation for all
+	var buf []byte
 	for i, t := range tools {
+		need := toolSize(t)
+		if cap(buf)-len(buf) < need {
+			buf = make([]byte, 0, max(need, remaining/2))
+		}
+		remaining -= need
+		start := len(buf)
+		var ps, pe int
 		var err error
-		if cs[i], err = c.canonicalize(t, name); err != nil {
+		// What lies in buf stays as it is: appends write past it, or
+		// into a new array (a number written longer than the bound).
+		if buf, ps, pe, err = c.appendCanonical(buf, t); err != nil {
 			return nil, fmt.Errorf("provider %q: %w", name, err)
 		}
+		cs[i] = cut(t, buf, start, ps, pe, name)
 		p.tools[i] = &cs[i]
 	}
 	return p, nil
 }
 
+// toolSize bounds the canonical bytes of t, unless its parameters hold a
+// number that JSON.stringify writes longer (1e20), which append then
+// makes room for.
+func toolSize(t Tool) int {
+	return len(`{"name":,"description":,"parameters":}`) + len(t.Name) + len(t.Description) + len(t.Parameters) + 8
+}
+
 // canonicalize is canonicalize with c's memory (none when c is nil).
 func (c *Canonicalizer) canonicalize(t Tool, provider string) (canonicalTool, error) {
-	if t.Name == "" {
-		return canonicalTool{}, errors.New("tool with an empty name")
+	b, ps, pe, err := c.appendCanonical(make([]byte, 0, toolSize(t)), t)
+	if err != nil {
+		return canonicalTool{}, err
 	}
-	t.DependsOn = slices.Clone(t.DependsOn)
+	return cut(t, b, 0, ps, pe, provider), nil
+}
+
+// appendCanonical validates t and appends its canonical bytes to dst,
+// returning where its canonical parameters are in them (ps == pe when it
+// has none).
+func (c *Canonicalizer) appendCanonical(dst []byte, t Tool) (_ []byte, ps, pe int, _ error) {
+	if t.Name == "" {
+		return dst, 0, 0, errors.New("tool with an empty name")
+	}
 	params := t.Parameters
 	t.Parameters = nil
-	b := make([]byte, 0, len(`{"name":,"description":,"parameters":}`)+len(t.Name)+len(t.Description)+len(params)+8)
-	b = appendToolJSON(b, t)
-	if len(params) > 0 {
-		b = append(b[:len(b)-1], `,"parameters":`...) // reopen the object
-		start := len(b)
-		if known, ok := c.known(params); ok {
-			b = append(b, known...)
-		} else {
-			var err error
-			if b, err = canon.Compact(b, params); err != nil {
-				return canonicalTool{}, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
-			}
-			c.remember(params, b[start:len(b):len(b)])
-		}
-		end := len(b)
-		b = append(b, '}')
-		t.Parameters = b[start:end:end]
+	dst = appendToolJSON(dst, t)
+	if len(params) == 0 {
+		return dst, 0, 0, nil
 	}
-	return canonicalTool{tool: t, bytes: b, provider: provider}, nil
+	dst = append(dst[:len(dst)-1], `,"parameters":`...) // reopen the object
+	ps = len(dst)
+	if known, ok := c.known(params); ok {
+		dst = append(dst, known...)
+	} else {
+		var err error
+		if dst, err = canon.Compact(dst, params); err != nil {
+			return dst, 0, 0, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
+		}
+		// What lies in dst stays as it is: appends write past it, or
+		// into a new array.
+		c.remember(params, dst[ps:len(dst):len(dst)])
+	}
+	pe = len(dst)
+	return append(dst, '}'), ps, pe, nil
+}
+
+// cut makes the registered tool whose canonical bytes are b[start:]: its
+// private copy of t has the canonical parameters b[ps:pe] (none when
+// ps == pe). Both slices end their capacity where they end, so that an
+// append to either copies.
+func cut(t Tool, b []byte, start, ps, pe int, provider string) canonicalTool {
+	t.DependsOn = slices.Clone(t.DependsOn)
+	t.Parameters = nil
+	if ps < pe {
+		t.Parameters = b[ps:pe:pe]
+	}
+	return canonicalTool{tool: t, bytes: b[start:len(b):len(b)], provider: provider}
 }
 
 func (c *Canonicalizer) known(params []byte) ([]byte, bool) {
@@ -111,9 +166,9 @@ func (c *Canonicalizer) known(params []byte) ([]byte, bool) {
 	return b, ok
 }
 
-// remember keeps the canonical form of params. canonical is not copied:
-// it lies in a tool's bytes, which nothing writes once they are made,
-// and its capacity ends where it does, so an append to it copies.
+// remember keeps the canonical form of params, under a view of params
+// (see [Canonicalizer]). canonical is not copied either: it lies in
+// bytes that nothing writes once they are made.
 func (c *Canonicalizer) remember(params, canonical []byte) {
 	if c == nil {
 		return
@@ -121,7 +176,7 @@ func (c *Canonicalizer) remember(params, canonical []byte) {
 	if c.params == nil {
 		c.params = map[string][]byte{}
 	}
-	c.params[string(params)] = canonical
+	c.params[canon.View(params)] = canonical
 }
 
 // appendToolJSON writes the model-visible fields of t, whose Parameters are
