@@ -394,7 +394,11 @@ func TestListenServesScenarioAfterScenario(t *testing.T) {
 	opts.OnListen = func(s *Session) {
 		served = append(served, s.Scenario)
 		agent := &formatAgent{}
-		go agent.run(context.Background(), &Session{OpenAIBaseURL: s.OpenAIBaseURL, HTTPClient: &http.Client{}, Env: map[string]string{"FORMAT": "openai-chat"}})
+		// An agent of its own each time, as an agent started anew is:
+		// the default transport would keep a connection that the last
+		// run's server closed, and send the next request on it.
+		client := &http.Client{Transport: &http.Transport{}}
+		go agent.run(context.Background(), &Session{OpenAIBaseURL: s.OpenAIBaseURL, HTTPClient: client, Env: map[string]string{"FORMAT": "openai-chat"}})
 	}
 	done := make(chan struct{})
 	go func() {
