@@ -40,7 +40,7 @@ const (
 	exitChanges   = 1 // -check found what replay would fail on, or a fixture failed its checks
 	exitUsage     = cliflags.ExitUsage
 	exitRefused   = 3 // refused to write golden files under CI
-	exitCannotRun = 125
+	exitCannotRun = cliflags.ExitCannotRun
 )
 
 // command is record's usage and help; its name is the one messages give.
@@ -115,7 +115,9 @@ Flags go before or after other arguments; -h prints this help.
 Exit status: 0 done (with -check: nothing to do), 1 -check found something
 or a fixture failed its checks, 2 usage error, 3 refused to write golden
 files because CI is set, 125 invalid fixture or I/O error, 130 or 143
-interrupted by SIGINT or SIGTERM (nothing written).
+interrupted by SIGINT or SIGTERM (nothing written). A report (or -o -
+log) that could not be written to standard output (a full disk) is said
+on stderr and makes 0 exit 125; 1, 2, 3, 125, 130 and 143 stand.
 `
 
 // run is record in this process: an interrupt while it runs is caught,
@@ -130,6 +132,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 // cliflags.Interruptible) stops it before it writes, or rolls its write back, and makes it exit
 // 128+signal.
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// Whatever record writes to standard output goes through one
+	// cliflags.Output: a report (or -o - log) that could not be written is
+	// said on stderr, and record exits 125 instead of 0.
+	out := cliflags.NewOutput(stdout)
+	return command.Exit(out, stderr, runRecord(ctx, args, out, stderr))
+}
+
+// runRecord is record, its standard output an Output runContext checks.
+func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("record", flag.ContinueOnError)
 	var (
 		opts    harness.Options
@@ -357,7 +368,10 @@ func writeLog(ctx context.Context, suite *harness.Suite, file string, stdout, st
 		return code
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "record: %v\n", err)
+		if stdStream(file) != 1 || !cliflags.WriteFailed(stdout) {
+			// Not standard output's error, which runContext reports.
+			fmt.Fprintf(stderr, "record: %v\n", err)
+		}
 		return exitCannotRun
 	}
 	fmt.Fprintf(done, "wrote %s (full log of %s, %d bytes)\n", file, res.Fixture, len(out.Log))

@@ -99,7 +99,9 @@ Flags go before or after A and B ("--" ends them); -h prints this help.
 Exit status: 0 identical, 1 drift (headers or numbers of requests), 2 usage
 error, 125 unreadable or invalid input (a line that is not a valid event or
 request body, with file:line:column), or nothing to compare (no request in
-either input, or one input empty: blank lines or 0 bytes).
+either input, or one input empty: blank lines or 0 bytes), or "identical"
+that could not be written to standard output (said on stderr; a drift
+stays 1).
 `
 
 // diffCommand words replay diff's usage errors; -h prints diffUsage.
@@ -189,7 +191,9 @@ func runDiff(args []string, e env) int {
 	} else {
 		err = res.WriteText(stdout)
 	}
-	if err != nil {
+	if err != nil && !cliflags.WriteFailed(stdout) {
+		// Not standard output failing, which run reports and makes
+		// exit 125 whatever the result.
 		fmt.Fprintf(stderr, "replay diff: writing the result: %v\n", err)
 		return exitCannotRun
 	}

@@ -7,7 +7,8 @@
 //
 // Run it with -h for the flags. Exit status: 0 all match, 1 a mismatch or
 // guard failure, 2 usage error, 125 cannot test (invalid fixture,
-// unreadable file), so it works with git bisect run.
+// unreadable file, or a report that could not be written to standard
+// output), so it works with git bisect run.
 package main
 
 import (
@@ -42,21 +43,28 @@ const (
 	exitOK        = cliflags.ExitOK
 	exitMismatch  = 1
 	exitUsage     = cliflags.ExitUsage
-	exitCannotRun = 125
+	exitCannotRun = cliflags.ExitCannotRun
 )
 
+// run runs replay or one of its subcommands with args. Whatever it writes
+// to standard output goes through one cliflags.Output: a report that could
+// not be written is said on stderr, and the run exits 125 instead of 0
+// (see cliflags.Command.Exit).
 func run(args []string, e env) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "diff":
-			return runDiff(args[1:], e)
-		case "stability":
-			return runStability(args[1:], e)
-		case "help":
-			return runHelp(args[1:], e)
-		}
+	out := cliflags.NewOutput(e.stdout)
+	e.stdout = out
+	cmd, code := replayCommand, exitOK
+	switch {
+	case len(args) > 0 && args[0] == "diff":
+		cmd, code = diffCommand, runDiff(args[1:], e)
+	case len(args) > 0 && args[0] == "stability":
+		cmd, code = stabilityCommand, runStability(args[1:], e)
+	case len(args) > 0 && args[0] == "help":
+		code = runHelp(args[1:], e)
+	default:
+		code = runReplay(args, e)
 	}
-	return runReplay(args, e)
+	return cmd.Exit(out, e.stderr, code)
 }
 
 // runHelp prints the full help of replay or of one of its subcommands to

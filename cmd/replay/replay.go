@@ -54,7 +54,9 @@ Flags go before or after other arguments; -h prints this help.
 Exit status: 0 all match, 1 mismatch or guard failure, 2 usage error,
 125 cannot test (invalid fixture, unreadable file), so it works with
 git bisect run (build the binary first: go run turns 125 into 1);
-130 or 143 when SIGINT or SIGTERM stopped it.
+130 or 143 when SIGINT or SIGTERM stopped it. A report that could not be
+written to standard output (a full disk) is said on stderr and makes 0
+exit 125; 1, 2, 125, 130 and 143 stand.
 `
 
 // replayFlags are the parsed flags of a replay.

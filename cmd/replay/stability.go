@@ -35,7 +35,9 @@ Examples:
 
 Flags go before or after the logs ("--" ends them); -h prints this help.
 
-Exit status: 0 report printed, 2 usage error, 125 unreadable or invalid log.
+Exit status: 0 report printed, 2 usage error, 125 unreadable or invalid
+log, or a report that could not be written to standard output (said on
+stderr).
 `
 
 // runStability compares several logs of one task: replay stability LOG...
@@ -59,13 +61,13 @@ func runStability(args []string, e env) int {
 	for _, name := range logs {
 		f, err := os.Open(name)
 		if err != nil {
-			fmt.Fprintf(stderr, "stability: %v\n", err)
+			fmt.Fprintf(stderr, "%s: %v\n", stabilityCommand.Name, err)
 			return exitCannotRun
 		}
 		r, err := stability.ReadRun(name, f)
 		f.Close()
 		if err != nil {
-			fmt.Fprintf(stderr, "stability: %v\n", err)
+			fmt.Fprintf(stderr, "%s: %v\n", stabilityCommand.Name, err)
 			return exitCannotRun
 		}
 		runs = append(runs, r)
@@ -74,12 +76,14 @@ func runStability(args []string, e env) int {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintf(stderr, "replay stability: %v\n", err)
+		if err := enc.Encode(rep); err != nil && !cliflags.WriteFailed(stdout) {
+			// Not standard output failing, which run reports.
+			fmt.Fprintf(stderr, "%s: %v\n", stabilityCommand.Name, err)
 			return exitCannotRun
 		}
 		return exitOK
 	}
+	// A failed write is standard output's error, which run reports.
 	writeStability(stdout, rep)
 	return exitOK
 }

@@ -69,3 +69,21 @@ func TestStabilityCommand(t *testing.T) {
 		t.Errorf("-h: exit %d", r.code)
 	}
 }
+
+// TestStabilityErrorsNameTheCommand: an unreadable or invalid log is
+// said as "replay stability: ...", the command the user ran.
+func TestStabilityErrorsNameTheCommand(t *testing.T) {
+	dir := t.TempDir()
+	good := runLog(t, dir, "r1.jsonl", "done", "create")
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"type":"turn/start","data":{"turn":1}}`+"\n{oops\n"), 0o644)
+	for _, c := range []struct{ log, want string }{
+		{filepath.Join(dir, "missing.jsonl"), "replay stability: open " + filepath.Join(dir, "missing.jsonl") + ": "},
+		{bad, "replay stability: " + bad + ":2"},
+	} {
+		r := replay(t, nil, false, "stability", good, c.log)
+		if r.code != exitCannotRun || !strings.HasPrefix(r.stderr, c.want) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("stability %s: exit %d, stderr %q; want exit 125 and one line starting %q", filepath.Base(c.log), r.code, r.stderr, c.want)
+		}
+	}
+}

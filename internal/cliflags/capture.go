@@ -1,8 +1,8 @@
 // Package cliflags holds what cmd/record and cmd/replay share on the
 // command line, so both spell and check it the same way: the usage
 // conventions of the go tools (usage.go), the flags of captured scenarios
-// (capture.go, listen.go) and the exit status of an interrupted run
-// (signal.go).
+// (capture.go, listen.go), the exit status of an interrupted run
+// (signal.go) and of one whose standard output failed (output.go).
 package cliflags
 
 import (
