@@ -478,9 +478,10 @@ func repeatFailure(f *Fixture, v variation, first, again []byte) Failure {
 	if m != nil {
 		fl.Mismatch = m
 	}
-	d, err := drift.Compare(drift.Source{Name: "run 1", Reader: bytes.NewReader(first)},
-		drift.Source{Name: v.String(), Reader: bytes.NewReader(again)}, drift.Options{Format: drift.FormatLog, NoCost: true})
-	if err == nil && d.First != nil {
+	// Both runs' logs are full: the first differing header is priced as
+	// replay diff prices it, run 1's the one cached.
+	d := priceDrift(fl.Mismatch, "run 1", first, v.String(), again)
+	if d != nil && d.First != nil {
 		kinds := make([]string, len(d.First.Kinds))
 		for i, k := range d.First.Kinds {
 			kinds[i] = string(k)

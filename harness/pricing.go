@@ -13,14 +13,19 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// The cost of a pinned header's drift (SPEC §7), as replay diff prints it.
+// The cost of a header's drift (SPEC §7), as replay diff prints it, for
+// every failing replay whose headers differ (priceDrift, computed only
+// when the failure is reported).
 //
 // A pinned fixture's golden files hold its full headers: the config in
 // the golden log, the system text in NAME.system.md and the tools in
 // NAME.tools.json. On a failure, the golden headers are put back into the
 // golden log, the result is compared with the run's full log by package
 // drift, and the cache lines of the first differing header are attached to
-// the first golden or sidecar failure.
+// the first golden or sidecar failure. Another fixture's golden log is
+// compared as it is, templated, with the run's full log
+// (attachGoldenCost); a permutation run's log and a captured scenario's
+// repeat run's log with the first run's, both full.
 
 // checkGolden holds a golden file that is about to be parsed to the
 // limits of every log reader (drift.CheckRecord): each line of a golden
@@ -98,12 +103,25 @@ func attachCost(fails []Failure, golden, system, tools string, out *Outputs, lim
 	if !ok {
 		return
 	}
-	res, err := drift.Compare(drift.Source{Name: golden, Reader: bytes.NewReader(want)},
-		drift.Source{Name: "this run", Reader: bytes.NewReader(out.Log)}, drift.Options{Format: drift.FormatLog})
-	if err != nil || res.Identical {
-		return
+	priceDrift(fails[at].Mismatch, golden, want, "this run", out.Log)
+}
+
+// priceDrift compares two full or templated logs with package drift, a
+// the one whose prefix the provider has cached and b the one sent next,
+// and attaches to m what replay diff reports for their first differing
+// header: its kinds, the tools that moved, appeared or went, and its cost
+// in prompt caching (SPEC §7). It is only called for a failure being
+// reported, never on a passing replay. It returns drift's result, nil
+// when the logs cannot be compared.
+func priceDrift(m *Mismatch, nameA string, a []byte, nameB string, b []byte) *drift.Result {
+	res, err := drift.Compare(drift.Source{Name: nameA, Reader: bytes.NewReader(a)},
+		drift.Source{Name: nameB, Reader: bytes.NewReader(b)}, drift.Options{Format: drift.FormatLog})
+	if err != nil {
+		return nil
 	}
-	m := fails[at].Mismatch
+	if res.Identical || m == nil {
+		return res
+	}
 	if d := res.First; d != nil {
 		for _, k := range d.Kinds {
 			m.Kinds = append(m.Kinds, string(k))
@@ -121,6 +139,28 @@ func attachCost(fails []Failure, golden, system, tools string, out *Outputs, lim
 	}
 	if p := res.CacheAt; p != nil {
 		m.CostAt = &CachePlace{Segment: p.Segment, Offset: p.Offset, Length: p.Length}
+	}
+	return res
+}
+
+// attachGoldenCost prices the drift of a fixture that is not pinned,
+// whose templated golden log want differs from the run's: the first
+// golden failure with a mismatch gets what drift makes of the golden log
+// against the run's full log. The golden log holds placeholders for
+// system and tools, so only what can be known without them is priced (a
+// config of another value loses the whole prefix, counted from the run's
+// bytes; a header change only the run records is priced from the run's
+// headers before and after it); otherwise the note says why not.
+func attachGoldenCost(fails []Failure, golden string, want []byte, out *Outputs) {
+	for _, f := range fails {
+		if f.Check != CheckGolden || f.Mismatch == nil {
+			continue
+		}
+		if f.Mismatch.form || out == nil || len(out.Log) == 0 {
+			return
+		}
+		priceDrift(f.Mismatch, golden, want, "this run", out.Log)
+		return
 	}
 }
 

@@ -181,6 +181,11 @@ func (s *Suite) Check(f *Fixture) (*Outputs, *Result) {
 		}
 		res.Runs++
 		if m := comparePermutation(first, again); m != nil {
+			if m.File == "log" {
+				// Priced only now, a failure being reported: both runs'
+				// logs are full, the first run's the one cached.
+				priceDrift(m, "the listed order", first.Log, fmt.Sprintf("permutation run %d", i), again.Log)
+			}
 			how := "shuffled"
 			if concurrent {
 				how = "shuffled, concurrent"
@@ -348,6 +353,9 @@ func (s *Suite) CompareGolden(f *Fixture, out *Outputs) []Failure {
 		fails = append(fails, *fail)
 	} else {
 		fails = append(fails, s.compareLog(f, s.goldenPath(f.Name), want, out)...)
+		if !f.Pin && len(fails) > 0 {
+			attachGoldenCost(fails, s.goldenPath(f.Name), want, out)
+		}
 	}
 	sidecars := []struct {
 		file string

@@ -21,8 +21,10 @@ type Mismatch struct {
 	Reason string // one line: what differs
 	Want   string // the expected line, windowed around the difference
 	Got    string // the produced line, windowed around the difference
-	// Cache is, for a pinned fixture, what the drift of its first
-	// differing header costs in prompt caching (SPEC §7): the lines
+	// Cache is, for a failure whose headers differ (a pin's golden file
+	// or sidecar, another fixture's golden log, a permutation or repeat
+	// run), what the drift of its first differing header costs in prompt
+	// caching (SPEC §7): the lines
 	// replay diff prints for it, the first starting "cache:".
 	Cache []string
 	// Cost is that cost as data, the "cache" object of replay diff
@@ -34,7 +36,7 @@ type Mismatch struct {
 	CostAt *CachePlace
 	// CostNote says why Cost is nil, or what its figures assume.
 	CostNote string
-	// Kinds are, for a pinned fixture, the kinds of difference in its
+	// Kinds are, for such a failure, the kinds of difference in its
 	// first differing header as replay diff names them (reorder, added,
 	// removed, content, encoding): a tool list that changed order says
 	// reorder here, where the line diff above shows only a changed name.

@@ -173,14 +173,16 @@ type failureReport struct {
 	Message string `json:"message"`
 	Want    string `json:"want,omitempty"`
 	Got     string `json:"got,omitempty"`
-	// Cache, CacheAt and CacheNote are, for a pinned fixture, the cost of
-	// the drift in prompt caching, as replay diff -json writes them;
+	// Cache, CacheAt and CacheNote are, for a failure whose headers differ
+	// (a pin's golden or sidecar, another golden log, a permutation or
+	// repeat run), the cost of the drift in prompt caching, as replay diff
+	// -json writes them;
 	// CacheLines is the text replay diff prints for it.
 	Cache      *harness.CacheCost  `json:"cache,omitempty"`
 	CacheAt    *harness.CachePlace `json:"cacheAt,omitempty"`
 	CacheNote  string              `json:"cacheNote,omitempty"`
 	CacheLines []string            `json:"cacheLines,omitempty"`
-	// Kinds, Moved, Added and Removed classify a pinned fixture's first
+	// Kinds, Moved, Added and Removed classify that failure's first
 	// differing header as replay diff does.
 	Kinds   []string `json:"kinds,omitempty"`
 	Moved   []string `json:"moved,omitempty"`

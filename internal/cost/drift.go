@@ -74,7 +74,7 @@ func segment(r Request, name string) []byte {
 // [EstimateDrift] returns it) in a request whose segments had the sizes
 // given by sizes (bytes per segment name; a missing name counts 0). The
 // first line starts "cache:"; the others are meant to be indented under
-// it. replay diff and a failing replay of a pinned fixture print these
+// it. replay diff and a failing replay whose headers differ print these
 // same lines.
 func (c *Cache) Lines(at Place, sizes map[string]int) []string {
 	var where string

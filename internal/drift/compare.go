@@ -252,9 +252,17 @@ func (c *comparison) pair() error {
 	}
 	var d *Difference
 	same := bytes.Equal(ha.doc, hb.doc) && sameWireKeys(ha, hb)
+	// priorB is B's previous whole header, when B records a header change
+	// that A, templated, does not: what A's request was sent under is
+	// known from it (see priorPricing). Copied only then: c.fullB is
+	// reused below.
+	var priorB []byte
 	if same && c.docsKnown {
 		d = hiddenChange(sa, sb, fullA, fullB, prevA, prevB, hidden, len(c.opts.Redact) > 0,
 			bytes.Equal(c.docA, ha.doc), bytes.Equal(c.docB, hb.doc), !bytes.Equal(c.fullA, fullA.doc), !bytes.Equal(c.fullB, fullB.doc))
+		if d != nil && d.changed == "B" && !c.opts.NoCost && len(c.fullB) > 0 && !hiddenIn(hidden, "B") {
+			priorB = bytes.Clone(c.fullB)
+		}
 	}
 	c.docA, c.docB, c.docsKnown = append(c.docA[:0], ha.doc...), append(c.docB[:0], hb.doc...), true
 	c.fullA, c.fullB = c.fullA[:0], c.fullB[:0]
@@ -278,9 +286,18 @@ func (c *comparison) pair() error {
 	res.First = d
 	sa.keepCapture, sb.keepCapture = false, false
 	if !c.opts.NoCost {
-		price(res, d, sa.pricingOf(fullA), sb.pricingOf(fullB), c.opts.Model)
+		pa := sa.pricingOf(fullA)
+		if priorB != nil {
+			pa = priorPricing(fullB, priorB)
+		}
+		price(res, d, pa, sb.pricingOf(fullB), c.opts.Model)
 	}
 	return nil
+}
+
+// hiddenIn reports whether a template leaves a member out on side.
+func hiddenIn(hidden []Hidden, side string) bool {
+	return slices.ContainsFunc(hidden, func(h Hidden) bool { return slices.Contains(h.In, side) })
 }
 
 // sameWireKeys reports whether two bodies write their system and tools
@@ -322,7 +339,7 @@ func hiddenChange(sa, sb *side, ha, hb *header, prevA, prevB int, hidden []Hidde
 	if movedA == movedB || changed.format == FormatLog && changed.reason != logformat.ReasonChange || !unchanged {
 		return nil
 	}
-	if slices.ContainsFunc(hidden, func(h Hidden) bool { return slices.Contains(h.In, side) }) {
+	if hiddenIn(hidden, side) {
 		if redacted {
 			return nil
 		}
@@ -333,7 +350,7 @@ func hiddenChange(sa, sb *side, ha, hb *header, prevA, prevB int, hidden []Hidde
 	for i, h := range hidden {
 		names[i] = h.Member
 	}
-	d := &Difference{Index: sa.req.header, Kinds: []Kind{Content}, A: ha.side(sa.name), B: hb.side(sb.name), Diffs: []Diff{}, hidden: names,
+	d := &Difference{Index: sa.req.header, Kinds: []Kind{Content}, A: ha.side(sa.name), B: hb.side(sb.name), Diffs: []Diff{}, hidden: names, changed: side,
 		Cause: fmt.Sprintf("%s's log records a header change here and %s's does not; what changed is in what a templated log leaves out (%s)",
 			side, other, strings.Join(names, ", "))}
 	return d

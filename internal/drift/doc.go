@@ -185,9 +185,13 @@
 // request path's for captured Gemini requests) unless [Options].Model is
 // set. A reference-agent log names no wire format: its header is priced
 // under the row of its model, and [Result].CacheNote says the provider was
-// assumed. A model the rate table does not know or a templated header
-// are not priced: Result.Cache is nil and CacheNote says why ("no rate
-// for model …"). Requests on one side only are counted
+// assumed. A model the rate table does not know is not priced, nor is a
+// templated header, except where its left-out members cannot matter: B
+// full and a config of another value (the whole prefix is lost, counted
+// from B), or a header change B records and a templated A does not (A's
+// header is taken to be B's before the change, which it matches in all A
+// shows, and the note says so). Otherwise Result.Cache is nil and
+// CacheNote says why ("no rate for model …"). Requests on one side only are counted
 // ([Result].CountNote), not priced.
 //
 // # Streaming

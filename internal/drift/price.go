@@ -30,6 +30,9 @@ type pricing struct {
 	conv      []byte
 	convKnown bool
 	path      string // the request path of a captured request (Gemini names its model there)
+	// assumed says what was taken for this side's header, when it is
+	// not the side's own (see priorPricing).
+	assumed string
 }
 
 // pricingOf is pricingOf(h) for the current request of this input, h
@@ -70,6 +73,18 @@ func pricingOf(h *header) *pricing {
 		// conversation copies what it keeps: a view of the rest will do.
 		p.conv, p.convKnown = conversation(gjson.Parse(canon.View(h.rest)), h.wire), true
 	}
+	return p
+}
+
+// priorPricing is the pricing of A's side when A is a templated log that
+// records no header change where B, whole, records one (hiddenChange):
+// A's request was sent under the header before, which agreed with B's
+// header before in every member A shows. That header of B, prior, is
+// taken for A's: what B's change loses is then known from B's bytes
+// alone. The conversation is not known from it, and is taken to be B's.
+func priorPricing(b *header, prior []byte) *pricing {
+	p := pricingOf(&header{format: FormatLog, wire: b.wire, doc: prior})
+	p.assumed = "A's system and tools are templated: A's header is taken to be B's header before this change, which it matches in every member A shows"
 	return p
 }
 
@@ -181,8 +196,23 @@ func price(res *Result, d *Difference, a, b *pricing, model string) {
 	fail := func(format string, args ...any) { res.CacheNote = fmt.Sprintf(format, args...) }
 
 	if hidden := templatedIn(a, b); hidden != "" {
-		fail("not priced: %s, so their tokens are unknown (compare full logs, record -o, for the cost)", hidden)
-		return
+		switch {
+		case len(b.templated) > 0:
+			fail("not priced: %s, so their tokens are unknown (compare full logs, record -o, for the cost)", hidden)
+			return
+		case !d.configContent:
+			// Where B's request stops matching A's prefix is in what
+			// A's template leaves out: which tool or which text, and so
+			// how much is kept, is not in the input.
+			fail("not priced: %s, so where B's request first differs from A's in render order is unknown: only a config of another value, which loses the whole prefix, is priced from B alone (compare full logs, record -o, for the cost)", hidden)
+			return
+		}
+		// A config of another value loses the whole prefix, whatever A's
+		// left-out members hold: B's bytes, all known, are the cost.
+		note("%s, which a config of another value makes no matter: it loses the whole prefix, counted from B's bytes", hidden)
+	}
+	if a.assumed != "" {
+		note("%s", a.assumed)
 	}
 	f := b.wire
 	if f == "" {

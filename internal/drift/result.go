@@ -131,6 +131,8 @@ type Difference struct {
 	// hidden names the members a template left out, for a change only
 	// one log records there: the difference is somewhere in them.
 	hidden []string
+	// changed is the side ("A" or "B") whose log records that change.
+	changed string
 }
 
 // MaxDiffs bounds Difference.Diffs.
