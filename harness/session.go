@@ -21,8 +21,9 @@ type Session struct {
 	AnthropicBaseURL string
 	// OpenAIBaseURL is http://127.0.0.1:PORT/v1.
 	OpenAIBaseURL string
-	// GeminiBaseURL is http://127.0.0.1:PORT (genai appends
-	// /v1beta/models/…).
+	// GeminiBaseURL is http://127.0.0.1:PORT (the Go and Python genai
+	// SDKs append /v1beta/models/…, @google/genai /v1/models/…; the
+	// fake provider serves both).
 	GeminiBaseURL string
 	// HTTPClient sends every request to the fake provider, whatever its
 	// URL's scheme and host (the path and query are kept): an SDK given

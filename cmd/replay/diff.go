@@ -51,10 +51,11 @@ Flags:
         auto (default), log, anthropic, openai-chat, openai-responses or gemini;
         auto tells logs from bodies per file and the wire format per body (a
         body that could be Anthropic or OpenAI Chat is read as its file's
-        earlier bodies were, else as the other file's paired request); a
-        format given is what every body is read as, and a line that is not
-        a body of it (a log event, a body without its messages or contents,
-        tools that are not an array) cannot be compared (125)
+        earlier bodies were, else as the other file's paired request, and
+        judged as a body of that format); a format given is what every body
+        is read as, and a line that is not a body of it (a log event, a body
+        without its messages or contents, tools that are not an array)
+        cannot be compared (125)
   -json
         print {"identical", "first": {"index", "request", "path", "kinds", "a", "b", ...},
         "laterDiffering", "headers", "requests", "countNote", "notCompared", "cache",
@@ -98,10 +99,11 @@ Flags go before or after A and B ("--" ends them); -h prints this help.
 
 Exit status: 0 identical, 1 drift (headers or numbers of requests), 2 usage
 error, 125 unreadable or invalid input (a line that is not a valid event or
-request body, with file:line:column), or nothing to compare (no request in
-either input, or one input empty: blank lines or 0 bytes), or "identical"
-that could not be written to standard output (said on stderr; a drift
-stays 1).
+request body, with file:line:column, the column of the character or member
+at fault; file:line alone where no member is: a body without its messages,
+or of no known format), or nothing to compare (no request in either input,
+or one input empty: blank lines or 0 bytes), or "identical" that could not
+be written to standard output (said on stderr; a drift stays 1).
 `
 
 // diffCommand words replay diff's usage errors; -h prints diffUsage.

@@ -290,3 +290,19 @@ func TestDiffRedactPath(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffCostGeminiPath: a captured Gemini log names its model only in
+// the request's path, under v1beta or v1 (the Gemini API serves both, and
+// the fake provider routes both): either prices the drift as that model.
+func TestDiffCostGeminiPath(t *testing.T) {
+	for _, path := range []string{"/v1beta/models/gemini-2.5-flash:generateContent", "/v1/models/gemini-2.5-flash:streamGenerateContent"} {
+		captured := func(system string) string {
+			return `{"type":"request/header","data":{"request":1,"reason":"initial","format":"gemini","header":{"config":{},"system":{"parts":[{"text":"` + system + `"}]},"tools":[]}}}` + "\n" +
+				`{"type":"capture/request","data":{"request":1,"format":"gemini","path":"` + path + `","body":{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"systemInstruction":"<<system>>","tools":"<<tools>>"}}}` + "\n"
+		}
+		r := diffCost(t, captured("Be brief."), captured("Be terse."), exitMismatch)
+		if r.cache == nil || r.cache.Provider != cost.Gemini {
+			t.Errorf("%s: cache %s, note %q", path, r.Cache, r.CacheNote)
+		}
+	}
+}

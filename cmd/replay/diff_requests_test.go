@@ -83,6 +83,15 @@ func TestDiffInvalidLines(t *testing.T) {
 		"an object of no format":   {good, writeInput(t, dir, "object.jsonl", body+`{"a":1}`+"\n"), "object.jsonl:2: cannot tell the wire format"},
 		"markup":                   {good, writeInput(t, dir, "html.jsonl", body+"<html>\n"), "html.jsonl:2:1: invalid JSON"},
 		"a bad event line":         {writeInput(t, dir, "log.jsonl", log), writeInput(t, dir, "bad.jsonl", log+`{"type":"step/start","data":{"turn":1,"step":3,,oops}}`+"\n"), "bad.jsonl:6:48: invalid JSON"},
+		// A member at fault is placed at its key.
+		"a member twice": {writeInput(t, dir, "twice.jsonl", `{"model":"m","max_tokens":2048,"max_tokens":1024,"messages":[]}`+"\n"), good,
+			`twice.jsonl:1:32: the body has the member "max_tokens" twice`},
+		"a member of the wrong type": {good, writeInput(t, dir, "type.jsonl", body+`{"model":"m","system":"S","messages":[],"tools":{"a":1}}`+"\n"),
+			`type.jsonl:2:41: not a request body in the anthropic format: member "tools" is an object`},
+		// An ambiguous body is judged as what it is read as: the other
+		// input's paired body's format.
+		"an ambiguous body": {good, writeInput(t, dir, "ambiguous.jsonl", `{"model":"claude-sonnet-4-6","max_tokens":1,"messages":[],"tools":{"a":1}}`+"\n"),
+			`ambiguous.jsonl:1:59: not a request body in the anthropic format: member "tools" is an object; Anthropic expects an array`},
 	} {
 		r := replay(t, nil, false, "diff", tc.a, tc.b)
 		if r.code != exitCannotRun || !strings.Contains(r.stderr, tc.err) {

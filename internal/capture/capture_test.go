@@ -739,3 +739,64 @@ func TestServerBodyEncodings(t *testing.T) {
 		t.Errorf("failures %q", f)
 	}
 }
+
+// The Gemini API serves generateContent and streamGenerateContent under
+// v1 as under v1beta, and so does the fake provider (@google/genai, the
+// TypeScript SDK, defaults to v1): the same reply, a function call as
+// well as text, streamed or not. An unknown path under either version's
+// models is answered with a Gemini error, which the Gemini SDKs read,
+// even when the scenario's requests are another format.
+func TestServerGeminiVersions(t *testing.T) {
+	body := `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`
+	call := wire.Reply{Text: "checking", ToolCalls: []wire.ToolCall{{ID: "fc_1", Name: "get_weather", Arguments: []byte(`{"city":"Oslo"}`)}}}
+	for _, version := range []string{"v1beta", "v1"} {
+		for _, c := range []struct {
+			method, query, contentType string
+			stream                     bool
+		}{
+			{"generateContent", "", "application/json", false},
+			{"streamGenerateContent", "?alt=sse", "text/event-stream", true},
+			{"streamGenerateContent", "", "application/json; charset=UTF-8", true},
+		} {
+			path := "/" + version + "/models/gemini-2.5-flash:" + c.method
+			s := start(t, call)
+			resp, err := http.Post(s.URL()+path+c.query, "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("%s%s: HTTP %d, %v: %s", path, c.query, resp.StatusCode, err, out)
+			}
+			if ct := resp.Header.Get("Content-Type"); ct != c.contentType {
+				t.Errorf("%s%s: Content-Type %q, want %q", path, c.query, ct, c.contentType)
+			}
+			got, err := wire.ParseResponse(wire.Gemini, resp.Header.Get("Content-Type"), out)
+			if err != nil || got.Text != "checking" || len(got.ToolCalls) != 1 || got.ToolCalls[0].Name != "get_weather" {
+				t.Errorf("%s%s: %+v, %v in\n%s", path, c.query, got, err, out)
+			}
+			if f := s.Failures(); len(f) > 0 {
+				t.Errorf("%s: %v", path, f)
+			}
+			if reqs := s.Requests(); len(reqs) != 1 || reqs[0].Format != wire.Gemini || reqs[0].Path != path || reqs[0].Stream != c.stream {
+				t.Errorf("%s%s: requests %+v", path, c.query, reqs)
+			}
+		}
+		for _, path := range []string{"/" + version + "/models/gemini-2.5-flash:countTokens", "/" + version + "/models/gemini-2.5-flash:embedContent"} {
+			for _, after := range []string{"", "/v1/messages"} {
+				s := start(t, text("one"), text("two"))
+				if after != "" {
+					post(t, s.URL(), after, []byte(`{"model":"m","max_tokens":8,"messages":[]}`))
+				}
+				code, out := post(t, s.URL(), path, []byte(body))
+				if code != http.StatusNotFound || gjson.GetBytes(out, "error.status").String() != "NOT_FOUND" || gjson.GetBytes(out, "error.code").Int() != 404 {
+					t.Errorf("%s (after %q): HTTP %d %s: not a Gemini-shaped error", path, after, code, out)
+				}
+				if f := s.Failures(); len(f) != 1 || !strings.Contains(f[0], "unknown path") || !strings.Contains(f[0], "/v1/models/") {
+					t.Errorf("%s: failures %q", path, f)
+				}
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"fmt"
@@ -170,19 +171,6 @@ func (s *Server) Recorded() []wire.Reply {
 	return append([]wire.Reply(nil), s.recorded...)
 }
 
-// guessFormat picks the error shape for a path no format serves.
-func guessFormat(path string) (wire.Format, bool) {
-	switch {
-	case strings.HasPrefix(path, "/v1beta"):
-		return wire.Gemini, true
-	case strings.HasPrefix(path, "/v1/chat"):
-		return wire.OpenAIChat, true
-	case strings.HasPrefix(path, "/v1/responses"):
-		return wire.OpenAIResponses, true
-	}
-	return wire.Anthropic, false
-}
-
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	e, routed := wire.RouteURL(r.URL)
 	var body []byte
@@ -211,9 +199,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		// Answered in the format the path names, else in the
 		// scenario's once a request set it, so that the agent's SDK can
 		// read the error.
-		f, named := guessFormat(r.URL.Path)
-		if !named && s.format != "" {
-			f = s.format
+		f, named := wire.PathFormat(r.URL.Path)
+		if !named {
+			f = cmp.Or(s.format, wire.Anthropic)
 		}
 		fail(f, http.StatusNotFound, "unknown path; the fake provider serves %s%s", wire.Paths, pathHint(r.URL.Path))
 		return

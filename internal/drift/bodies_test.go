@@ -156,12 +156,13 @@ func TestBodyOffsets(t *testing.T) {
 	}
 }
 
-// TestBodyRefused: a body wire.Split refuses is invalid input, where it is.
+// TestBodyRefused: a body wire.Split refuses is invalid input, where it
+// is: at the key of the member written again.
 func TestBodyRefused(t *testing.T) {
 	ok := `{"model":"m","messages":[]}` + "\n"
 	for body, want := range map[string]string{
-		`{"model":"a","model":"b","messages":[]}`:                        `B:2: the body has the member "model" twice`,
-		`{"contents":[],"systemInstruction":{},"system_instruction":{}}`: "B:2: the body has two system members",
+		`{"model":"a","model":"b","messages":[]}`:                        `B:2:14: the body has the member "model" twice`,
+		`{"contents":[],"systemInstruction":{},"system_instruction":{}}`: "B:2:39: the body has two system members",
 		`{"model":"m"}`: "B:2: cannot tell the wire format of this request body (no messages, input or contents member); use -format",
 	} {
 		_, err := Compare(Source{"A", strings.NewReader(ok + ok)}, Source{"B", strings.NewReader(ok + body + "\n")}, Options{})

@@ -28,7 +28,22 @@ type recInfo struct {
 	// whether the detection is sure (see body.detect).
 	format wire.Format
 	sure   bool
+	// refuses, for a body whose detection is not sure, lists the formats
+	// whose shape check it fails: it is judged in the format it is read
+	// in, which only the comparison decides (see resolveFormats and
+	// side.checkShape). A sure body's shape is checked at once.
+	refuses wire.Refusals
 }
+
+// placedError is an error about a record at byte Offset of it: for a
+// request body, the key of the member at fault.
+type placedError struct {
+	Offset int
+	err    error
+}
+
+func (e *placedError) Error() string { return e.err.Error() }
+func (e *placedError) Unwrap() error { return e.err }
 
 // errTwice is the error of an event with its type or data member twice.
 var errTwice = errors.New(`an event with its "type" or "data" member written twice`)
@@ -93,25 +108,20 @@ func syntaxError(src []byte) error {
 
 // checkBody validates a record that should be a request body: a JSON
 // object of a known wire format (forced, or detected), that wire.Split
-// would accept: no top-level member written twice, one system member. One
-// validating scan checks the object and finds its top-level members, which
-// the detection reads; nothing is copied, and the split itself waits until
-// the body is compared, so that a body byte-identical to the other
-// input's costs one scan. scratch, when not nil, is reused to hold the
-// members.
+// would accept: no top-level member written twice, one system member,
+// and whose shape its format's provider takes. One validating scan checks
+// the object and finds its top-level members, which the detection reads;
+// nothing is copied, and the split itself waits until the body is
+// compared, so that a body byte-identical to the other input's costs one
+// scan. The shape of a body whose format is not sure is judged only once
+// the comparison has decided which format it is read in: info.refuses
+// holds what each format would say (see side.checkShape). scratch, when
+// not nil, is reused to hold the members.
 func checkBody(src []byte, forced Format, scratch *[]topMember) (recInfo, error) {
-	if err := checkDepth(src); err != nil {
+	b, err := scanBody(src, scratch)
+	if err != nil {
 		return recInfo{}, err
 	}
-	if scratch == nil {
-		scratch = new([]topMember)
-	}
-	top := (*scratch)[:0]
-	if canon.ScanObject(src, func(ks, ke, vs, ve int) { top = append(top, topMember{span{ks, ke}, span{vs, ve}}) }) != nil {
-		return recInfo{}, syntaxError(src)
-	}
-	*scratch = top
-	b := body{src: src, top: top}
 	info := recInfo{format: wire.Format(forced), sure: true}
 	if forced == FormatAuto || forced == FormatLog || forced == "" {
 		f, sure, err := b.detect()
@@ -123,10 +133,47 @@ func checkBody(src []byte, forced Format, scratch *[]topMember) (recInfo, error)
 	if err := b.splitRefuses(info.format); err != nil {
 		return recInfo{}, err
 	}
+	if !info.sure {
+		info.refuses = wire.ShapeRefusals(b.members)
+		return info, nil
+	}
 	if err := b.shapeRefuses(info.format); err != nil {
 		return recInfo{}, err
 	}
 	return info, nil
+}
+
+// scanBody validates src as a JSON object, in one scan that finds its
+// top-level members (into scratch, when not nil).
+func scanBody(src []byte, scratch *[]topMember) (body, error) {
+	if err := checkDepth(src); err != nil {
+		return body{}, err
+	}
+	if scratch == nil {
+		scratch = new([]topMember)
+	}
+	top := (*scratch)[:0]
+	if canon.ScanObject(src, func(ks, ke, vs, ve int) { top = append(top, topMember{span{ks, ke}, span{vs, ve}}) }) != nil {
+		return body{}, syntaxError(src)
+	}
+	*scratch = top
+	return body{src: src, top: top}, nil
+}
+
+// shapeIn returns what makes a validated body, which checkBody took, not
+// one of format f (see body.shapeRefuses), or nil. For a body whose
+// format was sure that was checked already; for another, refuses says
+// whether f takes it, and only a body that f refuses is read again, to
+// say why.
+func (info recInfo) shapeIn(src []byte, f wire.Format) error {
+	if info.sure || !info.refuses.Has(f) {
+		return nil
+	}
+	b, err := scanBody(src, nil)
+	if err != nil {
+		return err
+	}
+	return b.shapeRefuses(f)
 }
 
 // shapeRefuses says what makes the body not one of format f: the body
@@ -136,11 +183,23 @@ func checkBody(src []byte, forced Format, scratch *[]topMember) (recInfo, error)
 // log given with -format, or a mistake. The members a provider requires
 // besides (model, max_tokens) are left to the fake provider: they say
 // nothing of a header, and a body logged elsewhere may lack them.
+// The error is placed at the member refused (a *placedError), unless
+// the body lacks it.
 func (b body) shapeRefuses(f wire.Format) error {
-	if err := wire.CheckShape(f, b.members); err != nil {
-		return fmt.Errorf("not a request body in the %s format: %w", f, err)
+	err := wire.CheckShape(f, b.members)
+	if err == nil {
+		return nil
 	}
-	return nil
+	err = fmt.Errorf("not a request body in the %s format: %w", f, err)
+	var be *wire.BodyError
+	if errors.As(err, &be) && be.Got != "missing" {
+		for _, m := range b.top {
+			if b.name(m) == be.Member {
+				return &placedError{Offset: m.key.start, err: err}
+			}
+		}
+	}
+	return err
 }
 
 // members yields each top-level member's decoded name and the first byte
@@ -173,8 +232,9 @@ func (b body) name(m topMember) string {
 }
 
 // splitRefuses returns the error wire.Split gives the body in format f,
-// if any: a member written twice, or both of Gemini's system members.
-// Keys are compared as written, and decoded only where one has an escape.
+// if any: a member written twice, or both of Gemini's system members,
+// placed at the key of the second (a *placedError). Keys are compared as
+// written, and decoded only where one has an escape.
 func (b body) splitRefuses(f wire.Format) error {
 	raw := func(m topMember) []byte { return b.src[m.key.start:m.key.end] }
 	system := 0
@@ -183,12 +243,12 @@ func (b body) splitRefuses(f wire.Format) error {
 		escaped := bytes.IndexByte(k, '\\') >= 0
 		for _, l := range b.top[:i] {
 			if bytes.Equal(raw(l), k) || (escaped || bytes.IndexByte(raw(l), '\\') >= 0) && b.name(l) == b.name(m) {
-				return fmt.Errorf("the body has the member %q twice", b.name(m))
+				return &placedError{Offset: m.key.start, err: fmt.Errorf("the body has the member %q twice", b.name(m))}
 			}
 		}
 		if f == wire.Gemini && (rawKeyIs(k, "systemInstruction") || rawKeyIs(k, "system_instruction")) {
 			if system++; system > 1 {
-				return errors.New("the body has two system members")
+				return &placedError{Offset: m.key.start, err: errors.New("the body has two system members")}
 			}
 		}
 	}

@@ -84,8 +84,15 @@ func Compare(a, b Source, opts Options) (*Result, error) {
 	// Requests on one side only: read (and validate) them to the end.
 	// Nothing there is priced, so long capture/request events are dropped.
 	sa.keepCapture, sb.keepCapture = false, false
+	// A body there has no pair: it is read in its own format, or the
+	// one its input's earlier bodies established, and judged in it.
 	for _, s := range []*side{sa, sb} {
 		for !s.eof {
+			if s.ready {
+				if err := s.checkShape(s.settleFormat(s.ownFormat(), "")); err != nil {
+					return nil, err
+				}
+			}
 			s.ready = false
 			if err := s.step(); err != nil {
 				return nil, err
@@ -201,6 +208,12 @@ func (c *comparison) pair() error {
 	var fa, fb wire.Format
 	if sa.log == logNo || sb.log == logNo {
 		fa, fb = resolveFormats(sa, sb)
+		if err := sa.checkShape(fa); err != nil {
+			return err
+		}
+		if err := sb.checkShape(fb); err != nil {
+			return err
+		}
 	}
 	if sa.req.header == c.lastA && sb.req.header == c.lastB {
 		if c.lastDiffers {
@@ -362,32 +375,55 @@ func hiddenChange(sa, sb *side, ha, hb *header, prevA, prevB int, hidden []Hidde
 // its input's earlier bodies were read in, else in that of the other
 // input's paired record (its body's, or the format a captured log's
 // header in force names), else in the detection's fallback, OpenAI Chat.
-// With -format, every body is read in that format.
+// With -format, every body is read in that format. A body's shape is
+// judged in the format it is read in (side.checkShape).
 func resolveFormats(sa, sb *side) (wire.Format, wire.Format) {
-	own := func(s *side) wire.Format {
-		switch {
-		case s.log != logNo:
-			return s.heldWireIfCaptured()
-		case s.curInfo.sure:
-			return s.curInfo.format
-		}
-		return s.established
+	fa, fb := sa.ownFormat(), sb.ownFormat()
+	return sa.settleFormat(fa, fb), sb.settleFormat(fb, fa)
+}
+
+// ownFormat is the format the current record says it is read in, from
+// its input alone: a sure body's, else the one the input's earlier bodies
+// established; for a log, the format its header in force names, when the
+// other input needs it to settle an ambiguous body.
+func (s *side) ownFormat() wire.Format {
+	switch {
+	case s.log != logNo:
+		return s.heldWireIfCaptured()
+	case s.curInfo.sure:
+		return s.curInfo.format
 	}
-	fa, fb := own(sa), own(sb)
-	settle := func(s *side, f, other wire.Format) wire.Format {
-		if s.log != logNo {
-			return ""
-		}
-		if f == "" {
-			f = other
-		}
-		if f == "" {
-			return s.curInfo.format // the fallback; it establishes nothing
-		}
-		s.established = f
-		return f
+	return s.established
+}
+
+// settleFormat returns the format the current body is read in, given
+// its own (ownFormat) and the other input's paired record's ("" for
+// none), and makes it what this input's bodies established; "" for a
+// log.
+func (s *side) settleFormat(f, other wire.Format) wire.Format {
+	if s.log != logNo {
+		return ""
 	}
-	return settle(sa, fa, fb), settle(sb, fb, fa)
+	if f == "" {
+		f = other
+	}
+	if f == "" {
+		return s.curInfo.format // the fallback; it establishes nothing
+	}
+	s.established = f
+	return f
+}
+
+// checkShape judges the current body's shape in f, the format it is read
+// in (see recInfo.shapeIn); nothing for a log.
+func (s *side) checkShape(f wire.Format) error {
+	if s.log != logNo {
+		return nil
+	}
+	if err := s.curInfo.shapeIn(s.cur, f); err != nil {
+		return s.errorAt(s.cur, s.curLine, err)
+	}
+	return nil
 }
 
 // heldWireIfCaptured is the wire format a log's header in force names,

@@ -107,8 +107,11 @@
 // wire format a captured log's header in force names), else as OpenAI
 // Chat. So two inputs whose bodies are all ambiguous read alike, and an
 // ambiguous body beside a sure one is read in the sure one's format
-// instead of being reported as in "different formats". With -format
-// (Options.Format), every body is read in that format.
+// instead of being reported as in "different formats". A body's shape
+// ([wire.CheckShape]) is judged in the format it is read in: the
+// validating scan notes what each format says of an ambiguous body, and
+// the format read in, once the comparison decides it, picks the answer.
+// With -format (Options.Format), every body is read in that format.
 //
 // # Paths
 //

@@ -150,17 +150,6 @@ func (p *pricing) captured(src []byte, data span) {
 	p.path = lookup(d, "path").String()
 }
 
-// geminiModel returns the model a Gemini request path names:
-// /v1beta/models/MODEL:generateContent.
-func geminiModel(path string) string {
-	_, rest, ok := strings.Cut(path, "/models/")
-	if !ok {
-		return ""
-	}
-	model, _, _ := strings.Cut(rest, ":")
-	return model
-}
-
 // ttl returns the cache lifetime an Anthropic request asks for: "1h" when
 // any cache_control breakpoint of its tools, system or messages asks for an
 // hour, else "" (five minutes).
@@ -222,7 +211,7 @@ func price(res *Result, d *Difference, a, b *pricing, model string) {
 	if model == "" {
 		model = b.model
 		if model == "" && b.wire == wire.Gemini {
-			model = geminiModel(b.path)
+			model = wire.GeminiModel(b.path)
 		}
 	}
 	if model == "" {

@@ -443,6 +443,11 @@ func (s *side) errorAt(src []byte, line int, err error) error {
 		l, c := position(src, le.Offset)
 		return &InputError{File: s.name, Line: line + l - 1, Column: c, Err: err}
 	}
+	var pe *placedError
+	if errors.As(err, &pe) {
+		l, c := position(src, pe.Offset)
+		return &InputError{File: s.name, Line: line + l - 1, Column: c, Err: err}
+	}
 	return &InputError{File: s.name, Line: line, Err: err}
 }
 

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/redact"
@@ -600,5 +602,100 @@ func TestBodyShapesAccepted(t *testing.T) {
 		if res, err := Compare(Source{Name: "A", Reader: strings.NewReader(body)}, Source{Name: "B", Reader: strings.NewReader(body)}, Options{NoCost: true}); err != nil || !res.Identical {
 			t.Errorf("%s: %v", body, err)
 		}
+	}
+}
+
+// TestBodyErrorColumns: an error about one member of a body (written
+// twice, of a type the format's provider refuses) is placed at the
+// member's key: file:line:column, the column in characters, the line
+// that of the key in a body spread over lines. A body that lacks a member
+// has no member to place it at.
+func TestBodyErrorColumns(t *testing.T) {
+	for _, c := range []struct {
+		body   string
+		format Format
+		at     string // the key the error is placed at, its last occurrence; "" for none
+		want   string
+	}{
+		{`{"model":"m","max_tokens":2048,"max_tokens":1024,"messages":[]}`, FormatAuto, `"max_tokens"`, `the body has the member "max_tokens" twice`},
+		{`{"model":"m","m\u0061x_tokens":1,"max_tokens":1,"messages":[]}`, FormatAuto, `"max_tokens"`, `the body has the member "max_tokens" twice`},
+		{`{"contents":[],"systemInstruction":{},"system_instruction":{}}`, FormatAuto, `"system_instruction"`, "the body has two system members"},
+		{`{"model":"m","messages":"x"}`, FormatAuto, `"messages"`, `not a request body in the openai-chat format: member "messages" is a string`},
+		{`{"model":"c","messages":[],"system":5,"max_tokens":5}`, FormatAuto, `"system"`, `not a request body in the anthropic format: member "system" is a number`},
+		{`{"model":"ü€","system":"S","messages":[],"tools":{"a":1}}`, FormatAuto, `"tools"`, `not a request body in the anthropic format: member "tools" is an object`},
+		{`{"contents":[],"system_instruction":"s"}`, FormatAuto, `"system_instruction"`, `member "system_instruction" is a string; Gemini expects an object`},
+		{`{"model":true,"input":"hi"}`, FormatAuto, `"model"`, `member "model" is a boolean`},
+		{`{"model":"g","input":"hi","instructions":["x"]}`, FormatAuto, `"instructions"`, `member "instructions" is an array`},
+		{"{\n  \"model\": \"c\",\n  \"system\": \"S\",\n  \"messages\": [],\n    \"tools\": {}\n}", FormatAuto, `"tools"`, `member "tools" is an object`},
+		{`{"model":"g","contents":[],"tools":"x"}`, Format(wire.Gemini), `"tools"`, `not a request body in the gemini format: member "tools" is a string`},
+		{`{"model":"g","tools":[]}`, Format(wire.Gemini), "", `not a request body in the gemini format: member "contents" is missing`},
+	} {
+		first := `{"model":"m","messages":[]}`
+		switch c.format {
+		case Format(wire.Gemini):
+			first = `{"contents":[]}`
+		}
+		in, line, col := []byte(first+"\n"+c.body+"\n"), 2, 0
+		if strings.Contains(c.body, "\n") {
+			in, line = []byte(c.body+"\n"), 1 // a file of pretty-printed bodies
+		}
+		_, err := Compare(Source{Name: "A", Reader: bytes.NewReader(in)}, Source{Name: "B", Reader: bytes.NewReader(in)}, Options{Format: c.format, NoCost: true})
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.body, err, c.want)
+			continue
+		}
+		if c.at != "" {
+			off := strings.LastIndex(c.body, c.at)
+			before := c.body[:off]
+			line += strings.Count(before, "\n")
+			col = 1 + utf8.RuneCountInString(before[strings.LastIndexByte(before, '\n')+1:])
+		}
+		if ie.Line != line || ie.Column != col {
+			t.Errorf("%s: at %d:%d (%v), want %d:%d", c.body, ie.Line, ie.Column, err, line, col)
+		}
+		if col > 0 && !strings.HasPrefix(err.Error(), fmt.Sprintf("A:%d:%d: ", line, col)) {
+			t.Errorf("%s: %q, want it to start A:%d:%d:", c.body, err, line, col)
+		}
+	}
+}
+
+// TestAmbiguousBodyShape: a body whose format only context tells (see
+// TestAmbiguousFormat) is judged in the format it is read in, the other
+// input's paired body's or its input's earlier bodies', not in the
+// detection's fallback, OpenAI Chat; a body on one side only, in its
+// input's.
+func TestAmbiguousBodyShape(t *testing.T) {
+	sure := `{"model":"claude-sonnet-4-6","max_tokens":1,"system":"S","messages":[],"tools":[{"name":"a","input_schema":{"type":"object"}}]}`
+	badTools := `{"model":"claude-sonnet-4-6","max_tokens":1,"messages":[],"tools":{"a":1}}`
+	chat := `{"model":"gpt-5","messages":[{"role":"system","content":"S"}]}`
+	anthropicSays := `not a request body in the anthropic format: member "tools" is an object; Anthropic expects an array`
+	chatSays := `not a request body in the openai-chat format: member "tools" is an object; OpenAI Chat expects an array`
+	for _, c := range []struct {
+		name, a, b string
+		want       string // the error, "" for none
+	}{
+		{"the other input's paired body", sure, badTools, "B:1:59: " + anthropicSays},
+		{"the other way round", badTools, sure, "A:1:59: " + anthropicSays},
+		{"the input's earlier bodies", sure + "\n" + badTools, sure + "\n" + sure, "A:2:59: " + anthropicSays},
+		{"on one side only", sure, sure + "\n" + badTools, "B:2:59: " + anthropicSays},
+		{"on one side only, after a paired one", sure + "\n" + sure, sure + "\n" + sure + "\n" + badTools, "B:3:59: " + anthropicSays},
+		{"beside OpenAI Chat", chat, badTools, "B:1:59: " + chatSays},
+		{"nothing says", badTools, badTools, "A:1:59: " + chatSays},
+		// What Anthropic takes and OpenAI Chat does not (a string
+		// system, were it ambiguous) is no matter here: null tools,
+		// which both take, beside an Anthropic body.
+		{"taken", sure, `{"model":"claude-sonnet-4-6","max_tokens":1,"messages":[],"tools":null}`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Compare(Source{Name: "A", Reader: strings.NewReader(c.a + "\n")}, Source{Name: "B", Reader: strings.NewReader(c.b + "\n")}, Options{})
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != c.want {
+				t.Errorf("got %q\nwant %q", got, c.want)
+			}
+		})
 	}
 }

@@ -64,7 +64,7 @@ func Route(path string) (e Endpoint, ok bool) {
 	case "/v1/responses":
 		return Endpoint{Format: OpenAIResponses}, true
 	}
-	if rest, found := strings.CutPrefix(path, "/v1beta/models/"); found {
+	if rest, found := geminiRest(path); found {
 		model, method, found := strings.Cut(rest, ":")
 		if !found || model == "" || strings.Contains(model, "/") {
 			return Endpoint{}, false
@@ -77,6 +77,58 @@ func Route(path string) (e Endpoint, ok bool) {
 		}
 	}
 	return Endpoint{}, false
+}
+
+// geminiVersions are the API versions under which the Gemini API serves
+// its models' methods, with the same bodies: v1beta (the Go and Python
+// SDKs' default) and v1 (the default of @google/genai, the TypeScript
+// SDK). Every path of the Gemini format is one of them followed by
+// models/.
+var geminiVersions = [...]string{"/v1beta/models/", "/v1/models/"}
+
+// geminiRest returns what follows /VERSION/models/ in a Gemini path.
+func geminiRest(path string) (string, bool) {
+	for _, prefix := range geminiVersions {
+		if rest, ok := strings.CutPrefix(path, prefix); ok {
+			return rest, true
+		}
+	}
+	return "", false
+}
+
+// PathFormat tells which format a request path belongs to, whether or
+// not any format serves it (see [Route]): the format of an endpoint Route
+// knows, else the one whose API the path is under: Gemini for a path
+// under /v1beta, or a model's method under /v1/models/ (MODEL:METHOD,
+// such as countTokens, which the fake provider does not serve); OpenAI
+// Chat or Responses below /v1/chat or /v1/responses. ok is false for a
+// path under no format's API in particular, such as /v1/models or
+// /v1/models/MODEL without a method, which OpenAI's API serves as well.
+// It picks the shape of the error an unknown path gets.
+func PathFormat(path string) (f Format, ok bool) {
+	if e, ok := Route(path); ok {
+		return e.Format, true
+	}
+	rest, gemini := geminiRest(path)
+	switch {
+	case strings.HasPrefix(path, "/v1beta") || gemini && strings.Contains(rest, ":"):
+		return Gemini, true
+	case strings.HasPrefix(path, "/v1/chat"):
+		return OpenAIChat, true
+	case strings.HasPrefix(path, "/v1/responses"):
+		return OpenAIResponses, true
+	}
+	return "", false
+}
+
+// GeminiModel returns the model a Gemini request path names
+// (/v1beta/models/MODEL:generateContent, or under /v1/models/, as [Route]
+// reads it), or "".
+func GeminiModel(path string) string {
+	if e, ok := Route(path); ok && e.Format == Gemini {
+		return e.Model
+	}
+	return ""
 }
 
 // RouteURL is [Route] for a request's URL: its query tells, for Gemini's
@@ -92,4 +144,4 @@ func RouteURL(u *url.URL) (e Endpoint, ok bool) {
 
 // Paths describes the endpoints every format serves, for error messages.
 const Paths = "POST /v1/messages, /v1/messages/count_tokens, /v1/chat/completions, /v1/responses, " +
-	"/v1beta/models/{model}:generateContent or :streamGenerateContent"
+	"/v1beta/models/{model}:generateContent or :streamGenerateContent (or the same under /v1/models/)"

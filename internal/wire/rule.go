@@ -298,6 +298,48 @@ func CheckRequest(f Format, members iter.Seq2[string, byte]) error {
 	return check(f, members, true)
 }
 
+// Refusals is a set of formats whose shape check ([CheckShape]) refuses
+// a body, one bit per format of [Formats].
+type Refusals uint8
+
+// Has reports whether f refuses the body; an unknown format refuses
+// every body, as CheckShape says.
+func (r Refusals) Has(f Format) bool {
+	for i, g := range Formats {
+		if g == f {
+			return r&(1<<i) != 0
+		}
+	}
+	return true
+}
+
+// ShapeRefusals is [CheckShape] in every format at once: it reads a
+// body's members once and returns the formats that refuse its shape,
+// without saying why (CheckShape in one of them does), so that a reader
+// that learns a body's format only later need not read the body again.
+func ShapeRefusals(members iter.Seq2[string, byte]) Refusals {
+	var cs [len(Formats)]bodyCheck
+	for i, f := range Formats {
+		cs[i] = newBodyCheck(f)
+	}
+	for name, first := range members {
+		for i := range cs {
+			cs[i].member(name, first)
+		}
+	}
+	var r Refusals
+	for i := range cs {
+		if cs[i].shapeRefused() {
+			r |= 1 << i
+		}
+	}
+	return r
+}
+
+// shapeRefused reports whether err(f, false) is an error, without making
+// it.
+func (c *bodyCheck) shapeRefused() bool { return c.rule == nil || !c.asked || c.bad > 0 }
+
 func check(f Format, members iter.Seq2[string, byte], required bool) error {
 	c := newBodyCheck(f)
 	for name, first := range members {

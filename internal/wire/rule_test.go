@@ -181,3 +181,28 @@ func TestBodyRuleInSplitAgrees(t *testing.T) {
 		t.Errorf("random bodies taken %d, refused %d: want both often", outcomes[true], outcomes[false])
 	}
 }
+
+// ShapeRefusals, which reads a body once for every format, says of each
+// format what CheckShape in it says, on random bodies of every format.
+func TestShapeRefusalsAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	refused := 0
+	for i := range 20000 {
+		body := randomBody(rng, Formats[i%len(Formats)])
+		r := ShapeRefusals(topMembers(body))
+		for _, f := range Formats {
+			if err := CheckShape(f, topMembers(body)); r.Has(f) != (err != nil) {
+				t.Fatalf("%s %q: ShapeRefusals says %v, CheckShape %v", f, body, r.Has(f), err)
+			}
+		}
+		if r.Has(Formats[i%len(Formats)]) {
+			refused++
+		}
+	}
+	if refused < 1000 || refused > 19000 {
+		t.Errorf("%d of 20000 bodies refused in their own format: want both outcomes often", refused)
+	}
+	if !Refusals(0).Has("nonsense") {
+		t.Error("an unknown format takes a body; CheckShape refuses it")
+	}
+}
