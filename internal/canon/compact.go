@@ -80,14 +80,14 @@ func quoteByte(c byte) string {
 }
 
 func (p *parser) skipSpace() {
-	// Indentation comes in runs of spaces.
-	for p.pos+8 <= len(p.src) && binary.LittleEndian.Uint64(p.src[p.pos:]) == 0x2020202020202020 {
-		p.pos += 8
-	}
 	for p.pos < len(p.src) {
 		switch p.src[p.pos] {
 		case ' ', '\t', '\n', '\r':
 			p.pos++
+			// Indentation comes in runs of spaces after a line break.
+			for p.pos+8 <= len(p.src) && binary.LittleEndian.Uint64(p.src[p.pos:]) == 0x2020202020202020 {
+				p.pos += 8
+			}
 		default:
 			return
 		}
