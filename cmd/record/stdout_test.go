@@ -5,27 +5,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/headergold/headergold/internal/bundletest"
 )
 
-// fullWriter takes room bytes of standard output, then fails as a full
-// disk does.
-type fullWriter struct{ room int }
-
-func (w *fullWriter) Write(p []byte) (int, error) {
-	n := min(len(p), w.room)
-	w.room -= n
-	if n < len(p) {
-		return n, syscall.ENOSPC
-	}
-	return n, nil
-}
-
 // TestRecordLostReportDoesNotPass: record, record -check and -json exit
-// 125 when their report cannot be written to standard output, a -check
-// that found something (1) included, and say so once on stderr; a
-// refusal under CI (3) stands.
+// 125 instead of 0 when their report cannot be written to standard
+// output, and say so once on stderr; a -check that found something (1)
+// and a refusal under CI (3) stand.
 func TestRecordLostReportDoesNotPass(t *testing.T) {
 	t.Setenv("CI", "")
 	fx, gd := copyBundled(t)
@@ -34,7 +22,7 @@ func TestRecordLostReportDoesNotPass(t *testing.T) {
 	recordTo := func(room int, args ...string) (int, string) {
 		t.Helper()
 		var errb bytes.Buffer
-		code := run(append(dirs[:len(dirs):len(dirs)], args...), &fullWriter{room: room}, &errb)
+		code := run(append(dirs[:len(dirs):len(dirs)], args...), &bundletest.FullWriter{Room: room}, &errb)
 		return code, errb.String()
 	}
 	check := func(what string, code int, errs string, want int) {

@@ -9,20 +9,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/headergold/headergold/internal/bundletest"
 )
-
-// fullWriter takes room bytes of standard output, then fails as a full
-// disk does.
-type fullWriter struct{ room int }
-
-func (w *fullWriter) Write(p []byte) (int, error) {
-	n := min(len(p), w.room)
-	w.room -= n
-	if n < len(p) {
-		return n, syscall.ENOSPC
-	}
-	return n, nil
-}
 
 // replayTo runs replay with stdout as its standard output.
 func replayTo(t *testing.T, stdout io.Writer, args ...string) result {
@@ -80,7 +69,7 @@ func TestLostReportDoesNotPass(t *testing.T) {
 	}
 	for _, c := range runs {
 		for _, room := range []int{0, 40} {
-			lostReport(t, c.what, replayTo(t, &fullWriter{room: room}, c.args...), c.command, cmp.Or(c.want, exitCannotRun))
+			lostReport(t, c.what, replayTo(t, &bundletest.FullWriter{Room: room}, c.args...), c.command, cmp.Or(c.want, exitCannotRun))
 		}
 	}
 	// A failing replay whose report is lost still fails: its verdict
@@ -92,11 +81,11 @@ func TestLostReportDoesNotPass(t *testing.T) {
 		t.Fatalf("the broken golden file: exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	for _, args := range [][]string{dirs, append([]string{"-json"}, dirs...)} {
-		lostReport(t, "failing "+strings.Join(args[:1], " "), replayTo(t, &fullWriter{room: 10}, args...), "replay", exitMismatch)
+		lostReport(t, "failing "+strings.Join(args[:1], " "), replayTo(t, &bundletest.FullWriter{Room: 10}, args...), "replay", exitMismatch)
 	}
 	// Nothing is written for a usage error: it stays 2, and says nothing
 	// of standard output.
-	if r := replayTo(t, &fullWriter{}, "-nope"); r.code != exitUsage || strings.Contains(r.stderr, "standard output") {
+	if r := replayTo(t, &bundletest.FullWriter{}, "-nope"); r.code != exitUsage || strings.Contains(r.stderr, "standard output") {
 		t.Errorf("usage error: exit %d, stderr\n%s", r.code, r.stderr)
 	}
 }

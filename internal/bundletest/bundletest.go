@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"syscall"
 	"testing"
 
 	"github.com/headergold/headergold/internal/goldenupdate"
@@ -92,4 +93,19 @@ func Names(states ...map[string]string) map[string]bool {
 		}
 	}
 	return out
+}
+
+// FullWriter takes Room bytes, then fails as a full disk does
+// (syscall.ENOSPC): a command's standard output for tests of a report that
+// cannot be written.
+type FullWriter struct{ Room int }
+
+// Write writes what room is left and fails past it.
+func (w *FullWriter) Write(p []byte) (int, error) {
+	n := min(len(p), w.Room)
+	w.Room -= n
+	if n < len(p) {
+		return n, syscall.ENOSPC
+	}
+	return n, nil
 }
