@@ -56,7 +56,9 @@ type Config struct {
 	// TagSession sends a random per-run session id with every request.
 	TagSession bool
 	// BaseURL is where the SDK sends its requests, in that SDK's form
-	// (the OpenAI one ends in /v1); "" keeps the SDK's default.
+	// (the OpenAI one ends in /v1); "" keeps the SDK's default: its
+	// provider's address, or for openai-go and genai the process's
+	// OPENAI_BASE_URL or GOOGLE_GEMINI_BASE_URL when set.
 	BaseURL string
 	// APIKey is the provider key.
 	APIKey string
