@@ -207,3 +207,31 @@ func TestNoFixture(t *testing.T) {
 		t.Errorf("Duration prints as %q", got)
 	}
 }
+
+// The distinct headers a run takes from its loop are the ones its log's
+// text gives, lines included, for every bundled reference fixture (a
+// resume among them, whose second loop instance continues the log).
+func TestDistinctHeadersFromTheLoop(t *testing.T) {
+	s := mustLoad(t, Options{Fixtures: "../fixtures", Golden: "../golden", Shuffle: -1, Seed: 1})
+	n := 0
+	for _, f := range s.Fixtures() {
+		if f.Captured() {
+			continue
+		}
+		r, err := runFixture(f, nil)
+		if err != nil {
+			continue // the fixtures about failures to run
+		}
+		if r.headers == nil {
+			t.Errorf("%s: the run has no headers from its loop", f.Name)
+			continue
+		}
+		if got, want := r.headers, distinctHeaders(r.Log); !slices.Equal(got, want) {
+			t.Errorf("%s: from the loop %v, from the log %v", f.Name, got, want)
+		}
+		n++
+	}
+	if n < 10 {
+		t.Fatalf("only %d fixtures compared", n)
+	}
+}

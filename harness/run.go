@@ -29,6 +29,9 @@ type runResult struct {
 	// recorded are the replies a captured run served, recorded from the
 	// upstream provider when it was a recording run.
 	recorded []wire.Reply
+	// headers are the log's distinct headers (see distinctHeaders), as the
+	// loop logged them; nil when only the log's text has them.
+	headers []headerAt
 	// plugins are the fixture's plugins as this run registered them,
 	// made canonical, for the later runs of the same replay.
 	plugins *preparedPlugins
@@ -193,6 +196,9 @@ func runFixture(f *Fixture, reg *registration) (*runResult, error) {
 		}
 	}
 	res := &runResult{Log: r.log.Bytes(), reqs: r.script.requests, plugins: plugins, deps: r.deps}
+	if hs, ok := r.log.Headers(); ok {
+		res.headers = distinct(hs)
+	}
 	if t, ok := r.log.AppendReplacingHeaders(nil, templatedHeader); ok {
 		res.templated = t
 	}

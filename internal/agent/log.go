@@ -158,6 +158,37 @@ func (l *Log) AppendReplacingHeaders(dst []byte, replace func(h *assembler.Heade
 	return dst, true
 }
 
+// LoggedHeader is the header of a request/header event and the event's
+// 1-based line in the log.
+type LoggedHeader struct {
+	Line   int
+	Header *assembler.Header
+}
+
+// Headers returns the header of every request/header event, in order,
+// without reading the log: the loop wrote each header as a chunk of its
+// own. It reports false, and returns none, when the log holds
+// request/header events read by ParseLog, whose headers it only has as
+// text.
+func (l *Log) Headers() ([]LoggedHeader, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.parsed {
+		return nil, false
+	}
+	var out []LoggedHeader
+	line := 1
+	for _, c := range l.chunks {
+		switch {
+		case c.header != nil:
+			out = append(out, LoggedHeader{Line: line, Header: c.header})
+		case len(c.b) > 0 && c.b[len(c.b)-1] == '\n':
+			line++ // a whole line, or the end of a header's
+		}
+	}
+	return out, true
+}
+
 // Event is one decoded log line. Data is the raw canonical data object.
 type Event struct {
 	Type string
