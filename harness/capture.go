@@ -229,7 +229,15 @@ func (s *Suite) runCaptured(f *Fixture, v variation, cr captureRun) (*runResult,
 		copts.Upstream = s.opts.Upstream.base
 	}
 	if cr.listen {
-		copts.Listener = capture.Borrow(s.opts.Listen)
+		// Held until the fake provider below has stopped (defers run
+		// last in, first out).
+		s.listen.mu.Lock()
+		defer s.listen.mu.Unlock()
+		if s.listen.spent {
+			return nil, errors.New("Options.Listen served one run and was closed: it has no SetDeadline to lend it with (a *net.TCPListener has one), so each run needs a listener of its own")
+		}
+		ln, reusable := capture.Borrow(s.opts.Listen)
+		copts.Listener, s.listen.spent = ln, !reusable
 	}
 	if len(f.Agent.Exec) > 0 && !cr.listen {
 		if err := f.checkAgentDir(); err != nil {

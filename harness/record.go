@@ -302,7 +302,7 @@ func (s *Suite) rollBackFirst(ctx context.Context, opts RecordOptions, h txnHook
 	if err != nil {
 		return nil, fmt.Errorf("after rolling back an interrupted record: %w", err)
 	}
-	fresh.run = s.run
+	fresh.run, fresh.listen = s.run, s.listen
 	*s = *fresh
 	return changes, nil
 }

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/headergold/headergold/internal/wire"
@@ -46,10 +47,11 @@ type Options struct {
 	// scenarios on it instead of starting their agents: an agent started
 	// elsewhere (an IDE, a server) is pointed at it, and the run ends when
 	// the script is consumed. OnListen is called with the session first,
-	// to tell the user the base URLs to export. The runs take turns on
-	// the one listener, which the harness leaves open for its owner to
-	// close; a listener without SetDeadline (every net.TCPListener and
-	// net.UnixListener has one) serves one run and is closed after it.
+	// to tell the user the base URLs to export. The runs of the suite take
+	// turns on the one listener, which the harness leaves open for its
+	// owner to close (two suites must not share one); a listener without
+	// SetDeadline (every net.TCPListener and net.UnixListener has one)
+	// serves one run, is closed after it, and fails the runs after.
 	Listen   net.Listener
 	OnListen func(*Session)
 	// MaxFileSize is the largest fixture or golden file read; 0 means
@@ -135,6 +137,17 @@ type Suite struct {
 	goldenFiles map[string]bool
 	// run runs a fixture; tests swap it to inject faults.
 	run func(*Fixture, *registration) (*runResult, error)
+	// listen makes the runs that serve Options.Listen take turns (the
+	// go test subtests of goldentest run in parallel).
+	listen *listenTurns
+}
+
+// listenTurns lets one fake provider at a time accept on Options.Listen.
+// spent is set once a listener that cannot be lent (see capture.Borrow)
+// has served its one run.
+type listenTurns struct {
+	mu    sync.Mutex
+	spent bool
 }
 
 // Finding is a guard failure: a problem of the golden layout.
@@ -178,7 +191,7 @@ func Load(opts Options) (*Suite, error) {
 	if opts.Seed == 0 {
 		opts.Seed = uint64(time.Now().UnixNano())
 	}
-	s := &Suite{opts: opts, byName: map[string]*Fixture{}, run: runFixture}
+	s := &Suite{opts: opts, byName: map[string]*Fixture{}, run: runFixture, listen: &listenTurns{}}
 	// Every invalid fixture is reported, not only the first, so that a
 	// broken directory is fixed in one go.
 	var errs []error

@@ -391,13 +391,13 @@ func TestListenServesScenarioAfterScenario(t *testing.T) {
 	defer ln.Close()
 	opts.Listen = ln
 	var served []string
+	client := &http.Client{Transport: &http.Transport{}}
 	opts.OnListen = func(s *Session) {
 		served = append(served, s.Scenario)
 		agent := &formatAgent{}
-		// An agent of its own each time, as an agent started anew is:
-		// the default transport would keep a connection that the last
-		// run's server closed, and send the next request on it.
-		client := &http.Client{Transport: &http.Transport{}}
+		// One client for every run, as a long-lived agent has: a
+		// connection it kept alive must not carry a request into the
+		// next run.
 		go agent.run(context.Background(), &Session{OpenAIBaseURL: s.OpenAIBaseURL, HTTPClient: client, Env: map[string]string{"FORMAT": "openai-chat"}})
 	}
 	done := make(chan struct{})
@@ -422,9 +422,30 @@ func TestListenServesScenarioAfterScenario(t *testing.T) {
 		t.Errorf("served %v, want %v", served, want)
 	}
 
+	// Runs started at once (goldentest's parallel subtests) take turns:
+	// each agent is served by its own scenario's script.
+	s := mustLoad(t, opts)
+	var wg sync.WaitGroup
+	for _, name := range []string{"a", "b", "a", "b"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if res := s.Replay(s.Fixture(name)); !res.Passed() {
+				t.Errorf("parallel replay of %s: %v", name, res.Failures)
+			}
+		}()
+	}
+	waited := make(chan struct{})
+	go func() { wg.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("runs started at once on the shared listener did not end")
+	}
+
 	// The owner closes the listener while a run waits for its agent.
 	opts.OnListen = func(*Session) { ln.Close() }
-	s := mustLoad(t, opts)
+	s = mustLoad(t, opts)
 	res := s.Replay(s.Fixture("a"))
 	if res.Passed() || !strings.Contains(fmt.Sprint(res.Failures), "the listener stopped serving") {
 		t.Errorf("replay on a closed listener: %v", res.Failures)

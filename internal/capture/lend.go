@@ -8,18 +8,19 @@ import (
 
 // Borrow returns a listener that serves ln for one fake provider and
 // leaves it open: closing it interrupts a pending Accept through ln's
-// deadline, so that the next server can borrow ln in turn. A caller's
+// deadline, and the server's Close clears the deadline once it has
+// stopped, so that the next server can borrow ln in turn. A caller's
 // listener (the address an agent started elsewhere is pointed at) thus
-// serves every scenario of a session, and its owner closes it. A listener
-// that has no deadline to interrupt it with is returned as it is, and is
-// closed with the first server that serves it.
-func Borrow(ln net.Listener) net.Listener {
+// serves every scenario of a session, one at a time, and its owner
+// closes it. A listener that has no deadline to interrupt it with (or
+// whose SetDeadline fails) is returned as it is, with reusable false: it
+// is closed with the first server that serves it.
+func Borrow(ln net.Listener) (_ net.Listener, reusable bool) {
 	d, ok := ln.(interface{ SetDeadline(time.Time) error })
-	if !ok {
-		return ln
+	if !ok || d.SetDeadline(time.Time{}) != nil {
+		return ln, false
 	}
-	d.SetDeadline(time.Time{})
-	return &borrowed{Listener: ln, setDeadline: d.SetDeadline, closed: make(chan struct{})}
+	return &borrowed{Listener: ln, setDeadline: d.SetDeadline, closed: make(chan struct{})}, true
 }
 
 // borrowed is ln as one server sees it.
@@ -31,9 +32,7 @@ type borrowed struct {
 }
 
 // Accept is ln's, until Close: then it takes no more connections (one
-// that arrived as the server closed is refused, not half served), and
-// gives ln back without the deadline that interrupted it. The server
-// calls Accept once at a time, so none is pending then.
+// that arrived as the server closed is refused, not half served).
 func (b *borrowed) Accept() (net.Conn, error) {
 	c, err := b.Listener.Accept()
 	select {
@@ -41,7 +40,6 @@ func (b *borrowed) Accept() (net.Conn, error) {
 		if err == nil {
 			c.Close()
 		}
-		b.setDeadline(time.Time{})
 		return nil, net.ErrClosed
 	default:
 		return c, err
@@ -56,3 +54,7 @@ func (b *borrowed) Close() error {
 	})
 	return nil
 }
+
+// release gives ln back without the deadline that interrupted it, once
+// the server has stopped calling Accept.
+func (b *borrowed) release() { b.setDeadline(time.Time{}) }

@@ -88,6 +88,13 @@ func Start(opts Options) (*Server, error) {
 		close(s.consumed)
 	}
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}
+	if opts.Listener != nil {
+		// An agent started elsewhere outlives this server: a connection
+		// it kept alive would be closed under it at Close, and it would
+		// send its next scenario's first request on it, a POST that no
+		// client retries. Each request gets a connection of its own.
+		s.srv.SetKeepAlivesEnabled(false)
+	}
 	go func() {
 		defer close(s.done)
 		s.srv.Serve(ln) // returns http.ErrServerClosed on Close
@@ -133,6 +140,9 @@ func (s *Server) Close() {
 		s.srv.Close()
 	}
 	<-s.done
+	if b, ok := s.ln.(*borrowed); ok {
+		b.release()
+	}
 }
 
 // Requests returns the generation requests served so far, in order.
