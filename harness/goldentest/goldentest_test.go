@@ -14,15 +14,45 @@ import (
 )
 
 func TestSplitPattern(t *testing.T) {
-	for p, want := range map[string][]string{
-		"TestGolden":             {"TestGolden"},
-		"TestGolden/^text-turn$": {"TestGolden", "^text-turn$"},
-		"TestGolden/[a/b]/(x/y)": {"TestGolden", "[a/b]", "(x/y)"},
-		`TestGolden/a\/b`:        {"TestGolden", `a\/b`},
-		"TestGolden//":           {"TestGolden", "", ""},
+	for p, want := range map[string][][]string{
+		"TestGolden":                      {{"TestGolden"}},
+		"TestGolden/^text-turn$":          {{"TestGolden", "^text-turn$"}},
+		"TestGolden/[a/b]/(x/y)":          {{"TestGolden", "[a/b]", "(x/y)"}},
+		`TestGolden/a\/b`:                 {{"TestGolden", `a\/b`}},
+		"TestGolden//":                    {{"TestGolden", "", ""}},
+		"TestNothing/qqq|TestGolden$":     {{"TestNothing", "qqq"}, {"TestGolden$"}},
+		"TestGolden/(a|b)|TestX/[|]":      {{"TestGolden", "(a|b)"}, {"TestX", "[|]"}},
+		"TestGolden/^a$|TestGolden/^b$/c": {{"TestGolden", "^a$"}, {"TestGolden", "^b$", "c"}},
 	} {
-		if got := splitPattern(p); !slices.Equal(got, want) {
+		if got := splitPattern(p); !slices.EqualFunc(got, want, slices.Equal) {
 			t.Errorf("splitPattern(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
+
+// subtestFilter reads the alternatives of -run that apply to the test.
+func TestSubtestFilter(t *testing.T) {
+	fl := flag.Lookup("test.run")
+	old := fl.Value.String()
+	t.Cleanup(func() { fl.Value.Set(old) })
+	name := t.Name()
+	for pattern, want := range map[string]string{
+		name:                                  "<all>",
+		name + "/^a$":                         "^a$",
+		"TestNothing/qqq|" + name + "$":       "<all>",
+		"TestNothing/qqq|" + name + "/b":      "b",
+		name + "/^a$|" + name + "/^b$":        "(?:^a$)|(?:^b$)",
+		name + "/(x|y)":                       "(x|y)",
+		"TestNothing/qqq|TestOther/z|" + name: "<all>",
+	} {
+		fl.Value.Set(pattern)
+		re, err := subtestFilter(t)
+		got := "<all>"
+		if re != nil {
+			got = re.String()
+		}
+		if err != nil || got != want {
+			t.Errorf("-run %q: %s, %v; want %s", pattern, got, err, want)
 		}
 	}
 }
@@ -50,29 +80,39 @@ func TestRecordingFollowsGoTestRun(t *testing.T) {
 	}
 }
 
-// TestRunMatchingNothingFails: a -run pattern that selects no fixture
-// fails the test, replaying and recording, as replay and record exit 2:
-// a mistyped name is not a green test. Test runs in a child process,
-// where its failure is the expected outcome.
+// TestRunMatchingNothingFails: recording, a -run pattern that selects no
+// fixture fails the test, as record exits 2 (a record that writes nothing
+// is not a pass); replaying, it is said and fails nothing, as go test does
+// for any subtest pattern that selects none (go test ./... -run
+// 'TestGolden/^NAME$' reaches packages without NAME). Test runs in a
+// child process.
 func TestRunMatchingNothingFails(t *testing.T) {
 	if dir := os.Getenv("HEADERGOLD_TEST_NOMATCH_DIR"); dir != "" {
 		Test(t, harness.Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Shuffle: -1})
 		return
 	}
 	opts := layout(t, "one")
-	for _, update := range []string{"", "1"} {
-		cmd := exec.Command(os.Args[0], "-test.run", "^TestRunMatchingNothingFails$/^typo$", "-test.v")
+	child := func(pattern, update string) (string, error) {
+		cmd := exec.Command(os.Args[0], "-test.run", pattern, "-test.v")
 		cmd.Env = append(os.Environ(), "HEADERGOLD_TEST_NOMATCH_DIR="+filepath.Dir(opts.Fixtures), "GOLDIE_UPDATE="+update, "CI=")
 		out, err := cmd.CombinedOutput()
-		if err == nil || !strings.Contains(string(out), `-run "^typo$" matches no fixture in `) {
-			t.Errorf("GOLDIE_UPDATE=%q: want a failure naming the pattern, got %v:\n%s", update, err, out)
-		}
+		return string(out), err
 	}
-	// The same pattern naming a fixture passes.
-	cmd := exec.Command(os.Args[0], "-test.run", "^TestRunMatchingNothingFails$/^one$")
-	cmd.Env = append(os.Environ(), "HEADERGOLD_TEST_NOMATCH_DIR="+filepath.Dir(opts.Fixtures), "GOLDIE_UPDATE=", "CI=")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("-run naming a fixture: %v\n%s", err, out)
+	const none = `-run "^typo$" matches no fixture in `
+	if out, err := child("^TestRunMatchingNothingFails$/^typo$", "1"); err == nil || !strings.Contains(out, none) {
+		t.Errorf("recording: want a failure naming the pattern, got %v:\n%s", err, out)
+	}
+	if out, err := child("^TestRunMatchingNothingFails$/^typo$", ""); err != nil || !strings.Contains(out, none) {
+		t.Errorf("replaying: want a pass that says so, got %v:\n%s", err, out)
+	}
+	// A pattern naming the fixture, and one whose other alternative
+	// selects every subtest, pass.
+	for _, pattern := range []string{"^TestRunMatchingNothingFails$/^one$", "TestNothing/qqq|^TestRunMatchingNothingFails$"} {
+		for _, update := range []string{"", "1"} {
+			if out, err := child(pattern, update); err != nil || strings.Contains(out, "matches no fixture") {
+				t.Errorf("-run %q, GOLDIE_UPDATE=%q: %v\n%s", pattern, update, err, out)
+			}
+		}
 	}
 }
 
