@@ -80,7 +80,11 @@ func Start(opts Options) (*Server, error) {
 	}
 	client := opts.Client
 	if client == nil {
-		client = &http.Client{Transport: &http.Transport{ResponseHeaderTimeout: 60 * time.Second, Proxy: http.ProxyFromEnvironment}}
+		client = &http.Client{Transport: &http.Transport{ResponseHeaderTimeout: 60 * time.Second, Proxy: http.ProxyFromEnvironment},
+			// A redirect is not followed (the proxy reports it as the
+			// upstream's failure): following it would send the agent's
+			// key (in a header Go keeps, or the query) to another host.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	s := &Server{replies: opts.Replies, upstream: opts.Upstream, client: client, ln: ln,
 		done: make(chan struct{}), consumed: make(chan struct{}), failed: make(chan struct{})}
@@ -351,22 +355,25 @@ var hopHeaders = map[string]bool{"Connection": true, "Keep-Alive": true, "Proxy-
 // proxy forwards one generation request upstream, streams the answer
 // back to the agent as it arrives and records it.
 func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, n int, body []byte, where string) {
-	target := strings.TrimRight(s.upstream(e.Format), "/") + r.URL.Path
-	if r.URL.RawQuery != "" {
-		target += "?" + r.URL.RawQuery
-	}
-	// Messages name the upstream without its query, which may hold a key.
-	shown := strings.TrimRight(s.upstream(e.Format), "/") + r.URL.Path
+	// Messages name the upstream without its query, which may hold a
+	// key, and without a password its URL may hold.
 	fail := func(status int, format string, args ...any) {
 		msg := fmt.Sprintf(format, args...)
 		s.addFailure(where + ": " + msg)
 		wire.WriteError(w, e.Format, status, "headergold recording proxy: "+msg)
 	}
-	req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, target, bytes.NewReader(body))
+	up, err := UpstreamURL(s.upstream(e.Format), r.URL)
 	if err != nil {
-		fail(http.StatusBadGateway, "upstream %s: %v", shown, err)
+		fail(http.StatusBadGateway, "%v", err)
 		return
 	}
+	shown := up.Shown()
+	req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, shown, bytes.NewReader(body))
+	if err != nil {
+		fail(http.StatusBadGateway, "upstream %s: %v", shown, up.Hide(err))
+		return
+	}
+	req.URL = up.URL
 	for k, vs := range r.Header {
 		if !hopHeaders[http.CanonicalHeaderKey(k)] {
 			req.Header[k] = vs
@@ -374,11 +381,17 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, 
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
-		// The error may quote the URL: show it without the query.
-		fail(http.StatusBadGateway, "upstream %s did not answer: %v", shown, redactURL(err, target, shown))
+		// The error quotes the URL: it is shown as the messages show it.
+		fail(http.StatusBadGateway, "upstream %s did not answer: %v", shown, up.Hide(err))
 		return
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		// Neither followed nor passed on: the agent's client would follow
+		// it, with the agent's key, to wherever it points.
+		fail(http.StatusBadGateway, "upstream %s answered HTTP %d, a redirect, which the recording proxy does not follow or pass on", shown, resp.StatusCode)
+		return
+	}
 	for k, vs := range resp.Header {
 		if !hopHeaders[http.CanonicalHeaderKey(k)] {
 			w.Header()[k] = vs
@@ -406,7 +419,7 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, 
 	}
 	switch {
 	case readErr != nil:
-		s.addFailure(fmt.Sprintf("%s: the upstream response broke off after %d bytes: %v", where, got.Len(), redactURL(readErr, target, shown)))
+		s.addFailure(fmt.Sprintf("%s: the upstream response broke off after %d bytes: %v", where, got.Len(), up.Hide(readErr)))
 		return
 	case resp.StatusCode >= 300:
 		s.addFailure(fmt.Sprintf("%s: upstream %s answered HTTP %d: %s", where, shown, resp.StatusCode, upstreamMessage(got.Bytes())))
@@ -441,11 +454,6 @@ func upstreamMessage(body []byte) string {
 		body = body[:300]
 	}
 	return strings.TrimSpace(string(body))
-}
-
-// redactURL rewrites the full upstream URL in an error as shown.
-func redactURL(err error, target, shown string) string {
-	return strings.ReplaceAll(err.Error(), target, shown)
 }
 
 // readBody reads a request body of at most MaxBody+1 bytes (one more

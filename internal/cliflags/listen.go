@@ -3,10 +3,12 @@ package cliflags
 import (
 	"fmt"
 	"net"
+	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/headergold/headergold/harness"
+	"github.com/headergold/headergold/internal/capture"
 	"github.com/headergold/headergold/internal/wire"
 )
 
@@ -38,12 +40,12 @@ func Listen(addr string, allowRemote bool) (net.Listener, error) {
 func ParseUpstream(values []string) (*harness.Upstream, error) {
 	u := &harness.Upstream{ByFormat: map[string]string{}}
 	for _, v := range values {
-		name, url, ok := strings.Cut(v, "=")
+		name, base, ok := strings.Cut(v, "=")
 		if ok && !strings.Contains(name, "/") && !strings.Contains(name, ":") {
 			if _, err := wire.ParseFormat(name); err != nil {
-				return nil, fmt.Errorf("-upstream %q: %w", v, err)
+				return nil, fmt.Errorf("-upstream %q: %w", name+"=…", err)
 			}
-			u.ByFormat[name] = url
+			u.ByFormat[name] = base
 		} else {
 			if u.URL != "" {
 				return nil, fmt.Errorf("-upstream %q: a second default URL (the first is %q); give the others as FORMAT=URL", v, u.URL)
@@ -51,9 +53,13 @@ func ParseUpstream(values []string) (*harness.Upstream, error) {
 			u.URL = v
 		}
 	}
-	for _, url := range append([]string{u.URL}, mapValues(u.ByFormat)...) {
-		if url != "" && !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") {
-			return nil, fmt.Errorf("-upstream %q: want an http:// or https:// URL", url)
+	for _, base := range append([]string{u.URL}, mapValues(u.ByFormat)...) {
+		if base == "" {
+			continue
+		}
+		if _, err := capture.UpstreamURL(base, &url.URL{}); err != nil {
+			// Named as messages name it: without query or user information.
+			return nil, fmt.Errorf("-upstream: %v", err)
 		}
 	}
 	return u, nil
