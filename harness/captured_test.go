@@ -590,3 +590,24 @@ func TestCapturedAgentBypassesProxies(t *testing.T) {
 		t.Errorf("the agent saw %q, want %q", got, want)
 	}
 }
+
+// A subprocess agent gets dummy API keys and none of the machine's other
+// credentials, unless agent.env gives them.
+func TestCapturedAgentGetsNoCredentials(t *testing.T) {
+	for _, k := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "AZURE_OPENAI_API_KEY", "OPENAI_ADMIN_KEY", "GOOGLE_APPLICATION_CREDENTIALS"} {
+		t.Setenv(k, "REAL-"+k)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "env.out")
+	script := `printf '%s|%s|%s|%s|%s' "$ANTHROPIC_API_KEY" "$ANTHROPIC_AUTH_TOKEN" "$AZURE_OPENAI_API_KEY" "$OPENAI_ADMIN_KEY" "$GOOGLE_APPLICATION_CREDENTIALS" > ` + out
+	b, _ := json.Marshal([]string{"sh", "-c", script})
+	s, _ := capturedSuite(t, map[string]string{"x": `{"description":"d","runs":1,"agent":{"exec":` + string(b) + `,"env":{"OPENAI_ADMIN_KEY":"given"}},"replies":[{"text":"a"}]}`})
+	s.Replay(s.Fixture("x")) // fails: the agent sends nothing; its environment is what is looked at
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := dummyKey + "|||given|"; string(got) != want {
+		t.Errorf("the agent saw %q, want %q", got, want)
+	}
+}
