@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/headergold/headergold/internal/capture"
-	"github.com/headergold/headergold/internal/redact"
 	"github.com/headergold/headergold/internal/drift"
+	"github.com/headergold/headergold/internal/redact"
 	"github.com/headergold/headergold/internal/wire"
 )
 
@@ -229,7 +229,7 @@ type captureRun struct {
 // against it, then the log of what it sent. An *agentFailure says the
 // agent or its script failed; any other error that the scenario cannot
 // run here.
-func (s *Suite) runCaptured(f *Fixture, v variation, cr captureRun) (*runResult, error) {
+func (s *Suite) runCaptured(ctx context.Context, f *Fixture, v variation, cr captureRun) (*runResult, error) {
 	if s.Skips(f) {
 		return nil, fmt.Errorf("%s has an in-process agent (no agent.exec): run it from go test with goldentest.Test and Options.Agent, or give it an exec", f.Name)
 	}
@@ -262,10 +262,6 @@ func (s *Suite) runCaptured(f *Fixture, v variation, cr captureRun) (*runResult,
 	timeout := time.Duration(f.Agent.Timeout)
 	if timeout == 0 {
 		timeout = DefaultAgentTimeout
-	}
-	ctx := s.opts.Context
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	sess := &Session{Scenario: f.Name, Run: v.run, AnthropicBaseURL: srv.URL(), OpenAIBaseURL: srv.URL() + "/v1",
 		GeminiBaseURL: srv.URL(), HTTPClient: srv.Client(), Env: env}
@@ -454,7 +450,7 @@ func plural(n int, one, many string) string {
 }
 
 // checkCaptured runs a captured scenario and its repeat pass.
-func (s *Suite) checkCaptured(f *Fixture, res *Result) *Outputs {
+func (s *Suite) checkCaptured(ctx context.Context, f *Fixture, res *Result) *Outputs {
 	fail := func(check Check, format string, args ...any) {
 		res.Failures = append(res.Failures, Failure{Check: check, File: f.File, Msg: fmt.Sprintf(format, args...)})
 	}
@@ -463,7 +459,7 @@ func (s *Suite) checkCaptured(f *Fixture, res *Result) *Outputs {
 		fail(CheckInvalid, "%s has no \"replies\": script one per generation request of the agent, or record them from a real provider with record -upstream URL", f.Name)
 		return nil
 	}
-	first, err := s.runCaptured(f, variationOf(f, 1, s.opts.Seed), cr)
+	first, err := s.runCaptured(ctx, f, variationOf(f, 1, s.opts.Seed), cr)
 	if err != nil {
 		var af *agentFailure
 		if errors.As(err, &af) {
@@ -499,7 +495,7 @@ func (s *Suite) checkCaptured(f *Fixture, res *Result) *Outputs {
 	}
 	for n := 2; n <= runs; n++ {
 		v := variationOf(f, n, s.opts.Seed)
-		again, err := s.runCaptured(f, v, cr)
+		again, err := s.runCaptured(ctx, f, v, cr)
 		if err != nil {
 			fail(CheckRepeat, "%v", err)
 			break

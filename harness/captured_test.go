@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -372,6 +373,34 @@ func TestCapturedInterruptIsNotATimeout(t *testing.T) {
 	f := failureWith(t, res.Failures, CheckAgent, "interrupted: context canceled")
 	if strings.Contains(f.Msg, "timed out") {
 		t.Errorf("an interrupt reported as a timeout: %s", f.Msg)
+	}
+}
+
+// The context of ReplayContext, CheckContext and RecordContext bounds
+// the agent runs of that call, whatever Options.Context holds; a record
+// it interrupts writes nothing.
+func TestContextPerCall(t *testing.T) {
+	s, opts := capturedSuite(t, map[string]string{"x": capturedFixture(`"HANG": "ctx"`, "")})
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	failureWith(t, s.ReplayContext(cancelled, s.Fixture("x")).Failures, CheckAgent, "interrupted: context canceled")
+	_, res := s.CheckContext(cancelled, s.Fixture("x"))
+	failureWith(t, res.Failures, CheckAgent, "interrupted: context canceled")
+	if _, _, err := s.RecordContext(cancelled, RecordOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("RecordContext with a cancelled context: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(opts.Golden, "x.golden")); err == nil {
+		t.Error("an interrupted record wrote x.golden")
+	}
+	// Options.Context cancelled, a live context per call: the call's wins.
+	opts.Context = cancelled
+	s = mustLoad(t, opts)
+	live, stop := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer stop()
+	start := time.Now()
+	failureWith(t, s.ReplayContext(live, s.Fixture("x")).Failures, CheckAgent, "interrupted: context deadline exceeded")
+	if d := time.Since(start); d < 150*time.Millisecond {
+		t.Errorf("ReplayContext ended after %s, before its own context did", d)
 	}
 }
 

@@ -3,6 +3,7 @@
 package harness
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -59,7 +60,7 @@ func killChild(t *testing.T, dirs string) {
 		t.Fatal(err)
 	}
 	killAt, failAt := os.Getenv(killAtEnv), os.Getenv(failAtEnv)
-	_, _, err = s.record(RecordOptions{Prune: true}, txnHooks{fail: func(step string, i int) error {
+	_, _, err = s.record(context.Background(), RecordOptions{Prune: true}, txnHooks{fail: func(step string, i int) error {
 		switch fmt.Sprintf("%s:%d", step, i) {
 		case killAt:
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
@@ -179,7 +180,7 @@ func TestKillAtEveryStep(t *testing.T) {
 		t.Helper()
 		_, journaled := dirState(t, golden)[journalName]
 		s := mustLoad(t, Options{Fixtures: fixtures1, Golden: golden, Shuffle: -1, Seed: 1})
-		_, _, err := s.record(RecordOptions{Prune: true}, txnHooks{fail: func(step string, i int) error {
+		_, _, err := s.record(context.Background(), RecordOptions{Prune: true}, txnHooks{fail: func(step string, i int) error {
 			if step == "write" {
 				return stop
 			}

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -215,7 +216,7 @@ func TestBadJournal(t *testing.T) {
 func killInProcess(t *testing.T, s *Suite, opts RecordOptions, step string, at int) {
 	t.Helper()
 	injected := errors.New("injected")
-	_, _, err := s.record(opts, txnHooks{fail: func(st string, i int) error {
+	_, _, err := s.record(context.Background(), opts, txnHooks{fail: func(st string, i int) error {
 		if (st == step && i == at) || st == "undo" {
 			return injected
 		}

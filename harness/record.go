@@ -98,13 +98,19 @@ var ErrLocked = errors.New("another record is writing to the golden directory")
 // When Options.Context is cancelled (record cancels it on SIGINT and
 // SIGTERM), nothing more is run, and a transaction under way is rolled
 // back; the error then wraps the context's.
+//
+// It is [Suite.RecordContext] with Options.Context.
 func (s *Suite) Record(opts RecordOptions) ([]FileChange, []*Result, error) {
-	return s.record(opts, txnHooks{})
+	return s.RecordContext(s.context(), opts)
 }
 
-// record is [Suite.Record] with the hooks of its transaction.
-func (s *Suite) record(opts RecordOptions, h txnHooks) ([]FileChange, []*Result, error) {
-	ctx := s.context()
+// RecordContext is [Suite.Record] with ctx in place of Options.Context.
+func (s *Suite) RecordContext(ctx context.Context, opts RecordOptions) ([]FileChange, []*Result, error) {
+	return s.record(ctx, opts, txnHooks{})
+}
+
+// record is [Suite.RecordContext] with the hooks of its transaction.
+func (s *Suite) record(ctx context.Context, opts RecordOptions, h txnHooks) ([]FileChange, []*Result, error) {
 	var writes []FileWrite
 	var failed []*Result
 	var skipped []FileChange
@@ -127,7 +133,7 @@ func (s *Suite) record(opts RecordOptions, h txnHooks) ([]FileChange, []*Result,
 			skipped = append(skipped, FileChange{File: f.File, Status: Skipped})
 			continue
 		}
-		out, res := s.Check(f)
+		out, res := s.CheckContext(ctx, f)
 		if !res.Passed() {
 			failed = append(failed, res)
 			continue

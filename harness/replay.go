@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -108,13 +109,19 @@ func (r *Result) Invalid() bool {
 
 // Replay runs f and checks it against its golden files: rebuild, compare,
 // permute, and the guards. A nil f (what [Suite.Fixture] returns for a
-// name it does not have) is a failure of check invalid.
-func (s *Suite) Replay(f *Fixture) *Result {
+// name it does not have) is a failure of check invalid. It is
+// [Suite.ReplayContext] with Options.Context.
+func (s *Suite) Replay(f *Fixture) *Result { return s.ReplayContext(s.context(), f) }
+
+// ReplayContext is [Suite.Replay] with ctx bounding the agent runs of a
+// captured scenario: cancelling it stops the running agent and fails the
+// scenario.
+func (s *Suite) ReplayContext(ctx context.Context, f *Fixture) *Result {
 	if f == nil {
 		return noFixture()
 	}
 	start := time.Now()
-	out, res := s.Check(f)
+	out, res := s.CheckContext(ctx, f)
 	if out != nil {
 		res.Failures = append(res.Failures, s.CompareGolden(f, out)...)
 	}
@@ -130,14 +137,19 @@ func noFixture() *Result {
 // Check runs f and performs every check that does not read its golden
 // files: the rebuild check, the uniformity guard and the permutation pass.
 // It returns the outputs to compare or record; a nil f is a failure of
-// check invalid, with no outputs.
-func (s *Suite) Check(f *Fixture) (*Outputs, *Result) {
+// check invalid, with no outputs. It is [Suite.CheckContext] with
+// Options.Context.
+func (s *Suite) Check(f *Fixture) (*Outputs, *Result) { return s.CheckContext(s.context(), f) }
+
+// CheckContext is [Suite.Check] with ctx bounding the agent runs of a
+// captured scenario, as for [Suite.ReplayContext].
+func (s *Suite) CheckContext(ctx context.Context, f *Fixture) (*Outputs, *Result) {
 	if f == nil {
 		return nil, noFixture()
 	}
 	res := &Result{Fixture: f.Name, Seed: s.opts.Seed}
 	if f.Captured() {
-		return s.checkCaptured(f, res), res
+		return s.checkCaptured(ctx, f, res), res
 	}
 	fail := func(check Check, file string, line int, format string, args ...any) {
 		res.Failures = append(res.Failures, Failure{Check: check, File: file, Line: line, Msg: fmt.Sprintf(format, args...)})

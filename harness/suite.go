@@ -57,9 +57,11 @@ type Options struct {
 	// MaxFileSize is the largest fixture or golden file read; 0 means
 	// DefaultMaxFileSize. Only regular files are read, whatever their size.
 	MaxFileSize ByteSize
-	// Context, when set, bounds every agent run: cancelling it stops
-	// running agents and fails their scenarios, so a record writes
-	// nothing.
+	// Context, when set, bounds every agent run of Replay, Check and
+	// Record (and Load's wait for an interrupted record's lock):
+	// cancelling it stops running agents and fails their scenarios, so a
+	// record writes nothing. ReplayContext, CheckContext and
+	// RecordContext take a context per call instead.
 	Context context.Context
 	// Commands words the commands that failure messages tell the user to
 	// run, as the user runs them where the message is read. goldentest.Test
