@@ -621,14 +621,14 @@ func TestCapturedAgentBypassesProxies(t *testing.T) {
 }
 
 // A subprocess agent gets dummy API keys and none of the machine's other
-// credentials, unless agent.env gives them.
+// credentials (they are not set at all), unless agent.env gives them.
 func TestCapturedAgentGetsNoCredentials(t *testing.T) {
 	for _, k := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "AZURE_OPENAI_API_KEY", "OPENAI_ADMIN_KEY", "GOOGLE_APPLICATION_CREDENTIALS"} {
 		t.Setenv(k, "REAL-"+k)
 	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "env.out")
-	script := `printf '%s|%s|%s|%s|%s' "$ANTHROPIC_API_KEY" "$ANTHROPIC_AUTH_TOKEN" "$AZURE_OPENAI_API_KEY" "$OPENAI_ADMIN_KEY" "$GOOGLE_APPLICATION_CREDENTIALS" > ` + out
+	script := `printf '%s|%s|%s|%s|%s' "$ANTHROPIC_API_KEY" "${ANTHROPIC_AUTH_TOKEN+set}" "${AZURE_OPENAI_API_KEY+set}" "$OPENAI_ADMIN_KEY" "${GOOGLE_APPLICATION_CREDENTIALS+set}" > ` + out
 	b, _ := json.Marshal([]string{"sh", "-c", script})
 	s, _ := capturedSuite(t, map[string]string{"x": `{"description":"d","runs":1,"agent":{"exec":` + string(b) + `,"env":{"OPENAI_ADMIN_KEY":"given"}},"replies":[{"text":"a"}]}`})
 	s.Replay(s.Fixture("x")) // fails: the agent sends nothing; its environment is what is looked at

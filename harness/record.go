@@ -304,7 +304,7 @@ func (s *Suite) rollBackFirst(ctx context.Context, opts RecordOptions, h txnHook
 	}
 	// Loaded once the lock is released: Load waits for it when it finds
 	// what an interrupted record left.
-	fresh, err := Load(s.opts)
+	fresh, err := load(ctx, s.opts)
 	if err != nil {
 		return nil, fmt.Errorf("after rolling back an interrupted record: %w", err)
 	}

@@ -185,6 +185,15 @@ func (f Finding) String() string { return f.File + ": " + f.Msg }
 // those that extend them, which decide whether a late registration is
 // reached.
 func Load(opts Options) (*Suite, error) {
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return load(ctx, opts)
+}
+
+// load is [Load] with ctx bounding its wait for a record's lock.
+func load(ctx context.Context, opts Options) (*Suite, error) {
 	dir := opts.fixturesDir()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -277,14 +286,14 @@ func Load(opts Options) (*Suite, error) {
 		// A record writing now has temp files that are not leftovers:
 		// it holds the golden directory's lock, so wait for it to end,
 		// then look again. Without the lock in time, they are reported.
-		unlock, err := lockDir(s.context(), opts.goldenDir(), DefaultLockWait)
+		unlock, err := lockDir(ctx, opts.goldenDir(), DefaultLockWait)
 		switch {
 		case err == nil:
 			unlock()
 			if s.leftovers, _, err = findLeftovers(opts.goldenDir(), dir); err != nil {
 				return nil, fmt.Errorf("golden: %w", err)
 			}
-		case s.context().Err() != nil:
+		case ctx.Err() != nil:
 			return nil, err // interrupted while waiting
 		}
 	}

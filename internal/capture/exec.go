@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -16,9 +17,12 @@ import (
 
 // Command is a subprocess agent to run against a fake provider.
 type Command struct {
-	Argv    []string
-	Dir     string
-	Env     map[string]string // on top of the inherited environment
+	Argv []string
+	Dir  string
+	Env  map[string]string // on top of the inherited environment
+	// Unset are left out of the inherited environment (Env may set
+	// them again).
+	Unset   []string
 	Timeout time.Duration
 	// Stderr, when not nil, is set to the tail of what the agent wrote to
 	// stderr, however the run ended: a run that exits 0 can still fail
@@ -125,10 +129,10 @@ func (t *tailBuffer) String() string {
 // StderrTail is how much of a failed agent's stderr is shown.
 const StderrTail = 4 << 10
 
-// Environ returns the environment of a subprocess: the inherited one,
-// then env on top, sorted so that the child's view never depends on map
-// order.
-func Environ(base []string, env map[string]string) []string {
+// Environ returns the environment of a subprocess: the inherited one
+// without the variables named in unset, then env on top, sorted so that
+// the child's view never depends on map order.
+func Environ(base []string, env map[string]string, unset ...string) []string {
 	keys := make([]string, 0, len(env))
 	for k := range env {
 		keys = append(keys, k)
@@ -137,7 +141,7 @@ func Environ(base []string, env map[string]string) []string {
 	out := make([]string, 0, len(base)+len(keys))
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
-		if _, over := env[k]; !over {
+		if _, over := env[k]; !over && !slices.Contains(unset, k) {
 			out = append(out, kv)
 		}
 	}
@@ -174,7 +178,7 @@ func Run(ctx context.Context, c Command) error {
 	defer cancel()
 	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 	cmd.Dir = c.Dir
-	cmd.Env = Environ(os.Environ(), c.Env)
+	cmd.Env = Environ(os.Environ(), c.Env, c.Unset...)
 	// stderr is a pipe of Run's own, not one exec.Cmd copies from: Wait
 	// then returns when the agent exits, not when every process that
 	// inherited its stderr (a background child) has closed it.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -200,5 +201,16 @@ func TestQuoteArgv(t *testing.T) {
 		if got := QuoteArgv(c.argv); got != c.want {
 			t.Errorf("QuoteArgv(%q) = %s, want %s", c.argv, got, c.want)
 		}
+	}
+}
+
+// Environ leaves out the variables it is told to, unless env sets them,
+// and puts env on top in a fixed order.
+func TestEnviron(t *testing.T) {
+	base := []string{"A=1", "TOKEN=real", "KEEP=x", "B=2", "GIVEN=real"}
+	got := Environ(base, map[string]string{"B": "two", "GIVEN": "fixture", "C": "3"}, "TOKEN", "GIVEN")
+	want := []string{"A=1", "KEEP=x", "B=two", "C=3", "GIVEN=fixture"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Environ = %q, want %q", got, want)
 	}
 }

@@ -21,14 +21,17 @@ type Upstream struct {
 func UpstreamURL(base string, u *url.URL) (*Upstream, error) {
 	b, err := url.Parse(strings.TrimRight(base, "/"))
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // without the URL it quotes
-		}
-		return nil, fmt.Errorf("upstream URL %s: %v", safe(base), err)
+		// Not the parser's error, which quotes a part of the URL (a
+		// password read as a port).
+		return nil, fmt.Errorf("upstream URL %s does not parse as a URL", safe(base))
 	}
 	if (b.Scheme != "http" && b.Scheme != "https") || b.Host == "" {
 		return nil, fmt.Errorf("upstream URL %s: want an http:// or https:// URL with a host", (&Upstream{URL: b}).Shown())
+	}
+	if b.RawQuery != "" || b.ForceQuery || b.Fragment != "" {
+		// The agent's query replaces it: a key given there would be
+		// dropped without a word.
+		return nil, fmt.Errorf("upstream URL %s: a base URL has no query or fragment (the agent's request gives the query)", (&Upstream{URL: b}).Shown())
 	}
 	j := *b
 	j.Path = b.Path + u.Path
@@ -73,14 +76,32 @@ func (up *Upstream) Hide(err error) string {
 }
 
 // safe is a base URL that does not parse, as a message may show it:
-// what precedes its query, without user information.
+// without its query and fragment, and, when it may hold user information
+// (an @ anywhere: a password may hold / or ?), only what follows the
+// last @.
 func safe(base string) string {
-	base, _, _ = strings.Cut(base, "?")
-	if scheme, rest, ok := strings.Cut(base, "://"); ok {
-		if at := strings.LastIndex(rest, "@"); at >= 0 && !strings.Contains(rest[:at], "/") {
-			rest = rest[at+1:]
-		}
+	scheme, rest, ok := strings.Cut(base, "://")
+	if !ok {
+		scheme, rest = "", base
+	}
+	if at := strings.LastIndex(rest, "@"); at >= 0 {
+		rest = rest[at+1:]
+	}
+	rest, _, _ = strings.Cut(rest, "?")
+	rest, _, _ = strings.Cut(rest, "#")
+	if ok {
 		return scheme + "://" + rest
 	}
-	return base
+	return rest
+}
+
+// ShownBase is an upstream base URL as messages name it, whether or not
+// [UpstreamURL] takes it: without query, fragment or user information.
+func ShownBase(base string) string {
+	b, err := url.Parse(base)
+	if err != nil {
+		return safe(base)
+	}
+	b.RawQuery, b.ForceQuery, b.Fragment, b.User = "", false, "", nil
+	return b.String()
 }

@@ -59,7 +59,7 @@ func TestProxyMessagesHideTheKey(t *testing.T) {
 		{"http://" + closed, "/v1beta/models/my%20model:generateContent", "did not answer"},
 		{"http://bob:PWSECRET@" + closed, "/v1beta/models/m:generateContent", "did not answer"},
 		{"http://api.example.com:port", "/v1beta/models/m:generateContent", "upstream URL http://api.example.com:port"},
-		{"http://" + closed + "/?key=" + key, "/v1beta/models/m:generateContent", "did not answer"},
+		{"http://" + closed + "/?key=" + key, "/v1beta/models/m:generateContent", "a base URL has no query"},
 	} {
 		fails := proxied(t, c.upstream, c.path)
 		got := strings.Join(fails, "\n")
@@ -102,8 +102,11 @@ func TestUpstreamURL(t *testing.T) {
 	if got := up.Hide(err); strings.Contains(got, key) || strings.Contains(got, "pw") || !strings.Contains(got, up.Shown()) {
 		t.Errorf("Hide = %s", got)
 	}
-	for _, bad := range []string{"ftp://example.com", "http://", "http://h:port?key=" + key, "http://u:p@h:port"} {
-		if _, err := UpstreamURL(bad, agent); err == nil || strings.Contains(err.Error(), key) || strings.Contains(err.Error(), "u:p") {
+	for _, bad := range []string{"ftp://example.com", "http://", "http://h:port?key=" + key, "http://u:p@h:port",
+		"http://bob:pa/ss@h.example", "http://bob:p?ss@h.example", "https://gw/v1?key=" + key, "https://gw/v1#frag"} {
+		_, err := UpstreamURL(bad, agent)
+		if err == nil || strings.Contains(err.Error(), key) || strings.Contains(err.Error(), "u:p") ||
+			strings.Contains(err.Error(), "bob") || strings.Contains(err.Error(), "pa/ss") || strings.Contains(err.Error(), "p?ss") {
 			t.Errorf("UpstreamURL(%q) = %v", bad, err)
 		}
 	}

@@ -48,7 +48,7 @@ func ParseUpstream(values []string) (*harness.Upstream, error) {
 			u.ByFormat[name] = base
 		} else {
 			if u.URL != "" {
-				return nil, fmt.Errorf("-upstream %q: a second default URL (the first is %q); give the others as FORMAT=URL", v, u.URL)
+				return nil, fmt.Errorf("-upstream: a second default URL, %s (the first is %s); give the others as FORMAT=URL", capture.ShownBase(v), capture.ShownBase(u.URL))
 			}
 			u.URL = v
 		}

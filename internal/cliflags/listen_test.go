@@ -32,9 +32,18 @@ func TestParseUpstream(t *testing.T) {
 	if err != nil || u.URL != "https://api.example.com" || u.ByFormat["gemini"] != "http://127.0.0.1:9/g" || len(u.ByFormat) != 1 {
 		t.Errorf("ParseUpstream = %+v, %v", u, err)
 	}
-	for _, bad := range [][]string{{"ftp://x"}, {"claude=https://x"}, {"https://a", "https://b"}} {
-		if _, err := ParseUpstream(bad); err == nil {
+	for _, bad := range [][]string{{"ftp://x"}, {"claude=https://x"}, {"https://a", "https://b"}, {"https://gw/v1?key=K"},
+		{"https://bob:PW@a.example/?key=SECRET1", "https://b.example/?key=SECRET2"}, {"https://bob:PW@a.example", "https://b.example/x?key=SECRET2"}} {
+		_, err := ParseUpstream(bad)
+		if err == nil {
 			t.Errorf("ParseUpstream(%q) accepted", bad)
+			continue
+		}
+		// Named as the proxy's messages name an upstream.
+		for _, secret := range []string{"SECRET", "PW", "bob"} {
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("ParseUpstream(%q): %v", bad, err)
+			}
 		}
 	}
 }

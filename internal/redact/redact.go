@@ -11,7 +11,6 @@
 package redact
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
 	"slices"
@@ -213,51 +212,4 @@ func String(raw []byte, re *regexp.Regexp, with string) ([]byte, int) {
 		prev = starts[m[1]]
 	}
 	return append(out, raw[prev:]...), len(matches)
-}
-
-// Request is a request body and its format, as [InReplies] reads them.
-type Request struct {
-	Body   []byte
-	Format wire.Format
-}
-
-// InReplies finds a reply (a recorded provider response, as received)
-// holding what a rule keeps out of the log: a match of a regex rule, or a
-// value that a path rule replaces in one of the requests (a string of four
-// bytes or more, as it reads and as JSON writes it). It returns the rule's
-// and the reply's indices, or ok false. A recording writes its replies
-// into the fixture as received: this is how it refuses to write what the
-// rules redact.
-func InReplies(reqs []Request, replies [][]byte, rules []Rule) (rule, reply int, ok bool) {
-	for i, r := range rules {
-		var values [][]byte
-		if r.Regex == nil {
-			for _, q := range reqs {
-				p := wirePath(q.Body, q.Format, r.Path)
-				if p == "" {
-					continue
-				}
-				v := gjson.GetBytes(q.Body, p)
-				text := v.Raw
-				if v.Type == gjson.String {
-					text = v.Str
-				}
-				if len(text) >= 4 {
-					quoted := canon.AppendString(nil, text)
-					values = append(values, []byte(text), quoted[1:len(quoted)-1])
-				}
-			}
-		}
-		for j, body := range replies {
-			if r.Regex != nil && r.Regex.Match(body) {
-				return i, j, true
-			}
-			for _, v := range values {
-				if bytes.Contains(body, v) {
-					return i, j, true
-				}
-			}
-		}
-	}
-	return 0, 0, false
 }
