@@ -268,6 +268,9 @@ func (s *Suite) runCaptured(ctx context.Context, f *Fixture, v variation, cr cap
 	}
 	sess := &Session{Scenario: f.Name, Run: v.run, AnthropicBaseURL: srv.URL(), OpenAIBaseURL: srv.URL() + "/v1",
 		GeminiBaseURL: srv.URL(), HTTPClient: srv.Client(), Env: env}
+	if !cr.upstream {
+		sess.Unset = otherCredentials()
+	}
 	defer sess.HTTPClient.CloseIdleConnections()
 	var runErr error
 	var stderrTail string // a subprocess agent's
@@ -285,11 +288,7 @@ func (s *Suite) runCaptured(ctx context.Context, f *Fixture, v variation, cr cap
 			runErr = fmt.Errorf("interrupted while waiting for the agent: %w", ctx.Err())
 		}
 	case len(f.Agent.Exec) > 0:
-		cmd := capture.Command{Argv: f.Agent.Exec, Dir: f.agentDir(), Env: env, Timeout: timeout, Stderr: &stderrTail}
-		if !cr.upstream {
-			cmd.Unset = otherCredentials()
-		}
-		runErr = capture.Run(ctx, cmd)
+		runErr = capture.Run(ctx, capture.Command{Argv: f.Agent.Exec, Dir: f.agentDir(), Env: env, Unset: sess.Unset, Timeout: timeout, Stderr: &stderrTail})
 		if ee, ok := runErr.(*capture.ExecError); ok && ee.NotStarted {
 			return nil, errAt(f.File, f.raw, "agent.exec", "cannot start %s: %v", f.describeExec(), ee.Err)
 		}

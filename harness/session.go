@@ -35,6 +35,10 @@ type Session struct {
 	// (the process's, with loopback added) and the fixture's agent.env
 	// (which wins).
 	Env map[string]string
+	// Unset are the variables a subprocess agent does not inherit: the
+	// machine's credentials other than the API keys Env replaces (none
+	// when recording from a real provider, whose agent keeps them all).
+	Unset []string
 }
 
 // Getenv returns the session's value of an environment variable: Env's,
@@ -49,7 +53,7 @@ type AgentFunc func(ctx context.Context, s *Session) error
 
 // Exports returns the shell lines that point an agent at the session's
 // fake provider: the base URLs and, where the session sets them, the
-// dummy keys, in a fixed order.
+// dummy keys, in a fixed order, then one unset line for Unset.
 func (s *Session) Exports() []string {
 	keys := make([]string, 0, len(s.Env))
 	for k := range s.Env {
@@ -59,6 +63,9 @@ func (s *Session) Exports() []string {
 	out := make([]string, 0, len(keys))
 	for _, k := range keys {
 		out = append(out, "export "+k+"="+shellQuote(s.Env[k]))
+	}
+	if len(s.Unset) > 0 {
+		out = append(out, "unset "+strings.Join(s.Unset, " "))
 	}
 	return out
 }

@@ -362,6 +362,10 @@ func TestListenServesAnAgentStartedElsewhere(t *testing.T) {
 	if !strings.Contains(strings.Join(exports, "\n"), want) {
 		t.Errorf("exports %v lack %s", exports, want)
 	}
+	// The machine's other credentials are unset in the agent's shell too.
+	if last := exports[len(exports)-1]; last != "unset ANTHROPIC_AUTH_TOKEN AZURE_OPENAI_API_KEY OPENAI_ADMIN_KEY GOOGLE_APPLICATION_CREDENTIALS" {
+		t.Errorf("the last export line is %q", last)
+	}
 	golden := string(readFile(t, filepath.Join(opts.Golden, "ide.golden")))
 	if strings.Count(golden, `"type":"capture/request"`) != 2 || !strings.Contains(golden, `"format":"openai-chat"`) {
 		t.Errorf("golden:\n%s", golden)
