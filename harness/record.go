@@ -314,9 +314,12 @@ func (s *Suite) rollBackFirst(ctx context.Context, opts RecordOptions, h txnHook
 }
 
 // context is the suite's Options.Context, or the background context.
-func (s *Suite) context() context.Context {
-	if s.opts.Context != nil {
-		return s.opts.Context
+func (s *Suite) context() context.Context { return s.opts.context() }
+
+// context is Options.Context, or the background context.
+func (o Options) context() context.Context {
+	if o.Context != nil {
+		return o.Context
 	}
 	return context.Background()
 }

@@ -184,13 +184,7 @@ func (f Finding) String() string { return f.File + ": " + f.Msg }
 // those they extend) are loaded, and the others are read only to find
 // those that extend them, which decide whether a late registration is
 // reached.
-func Load(opts Options) (*Suite, error) {
-	ctx := opts.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return load(ctx, opts)
-}
+func Load(opts Options) (*Suite, error) { return load(opts.context(), opts) }
 
 // load is [Load] with ctx bounding its wait for a record's lock.
 func load(ctx context.Context, opts Options) (*Suite, error) {

@@ -6,6 +6,7 @@
 package bundletest
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -97,13 +98,19 @@ func Names(states ...map[string]string) map[string]bool {
 
 // FullWriter takes Room bytes, then fails as a full disk does
 // (syscall.ENOSPC): a command's standard output for tests of a report that
-// cannot be written.
-type FullWriter struct{ Room int }
+// cannot be written. Written holds what it took, Writes counts the calls.
+type FullWriter struct {
+	Room    int
+	Written bytes.Buffer
+	Writes  int
+}
 
 // Write writes what room is left and fails past it.
 func (w *FullWriter) Write(p []byte) (int, error) {
+	w.Writes++
 	n := min(len(p), w.Room)
 	w.Room -= n
+	w.Written.Write(p[:n])
 	if n < len(p) {
 		return n, syscall.ENOSPC
 	}

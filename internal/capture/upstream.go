@@ -23,15 +23,15 @@ func UpstreamURL(base string, u *url.URL) (*Upstream, error) {
 	if err != nil {
 		// Not the parser's error, which quotes a part of the URL (a
 		// password read as a port).
-		return nil, fmt.Errorf("upstream URL %s does not parse as a URL", safe(base))
+		return nil, fmt.Errorf("upstream URL %s does not parse as a URL", ShownBase(base))
 	}
 	if (b.Scheme != "http" && b.Scheme != "https") || b.Host == "" {
-		return nil, fmt.Errorf("upstream URL %s: want an http:// or https:// URL with a host", (&Upstream{URL: b}).Shown())
+		return nil, fmt.Errorf("upstream URL %s: want an http:// or https:// URL with a host", ShownBase(base))
 	}
 	if b.RawQuery != "" || b.ForceQuery || b.Fragment != "" {
 		// The agent's query replaces it: a key given there would be
 		// dropped without a word.
-		return nil, fmt.Errorf("upstream URL %s: a base URL has no query or fragment (the agent's request gives the query)", (&Upstream{URL: b}).Shown())
+		return nil, fmt.Errorf("upstream URL %s: a base URL has no query or fragment (the agent's request gives the query)", ShownBase(base))
 	}
 	j := *b
 	j.Path = b.Path + u.Path

@@ -22,6 +22,8 @@ type Output struct {
 // NewOutput returns an Output writing to w.
 func NewOutput(w io.Writer) *Output { return &Output{w: w} }
 
+// Write writes p, unless an earlier write failed, and keeps the first
+// error, a short write included.
 func (o *Output) Write(p []byte) (int, error) {
 	if o.err != nil {
 		return 0, o.err

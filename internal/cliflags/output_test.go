@@ -1,32 +1,15 @@
 package cliflags
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/headergold/headergold/internal/bundletest"
 )
-
-// fullWriter takes room bytes, then fails as a full disk does.
-type fullWriter struct {
-	room   int
-	buf    bytes.Buffer
-	writes int
-}
-
-func (w *fullWriter) Write(p []byte) (int, error) {
-	w.writes++
-	n := min(len(p), w.room)
-	w.room -= n
-	w.buf.Write(p[:n])
-	if n < len(p) {
-		return n, syscall.ENOSPC
-	}
-	return n, nil
-}
 
 // shortWriter drops the last byte of every write and says nothing.
 type shortWriter struct{}
@@ -38,7 +21,7 @@ func (shortWriter) Write(p []byte) (int, error) { return max(len(p)-1, 0), nil }
 // not followed by lines that look whole; a short write without an error
 // is one.
 func TestOutputKeepsTheFirstError(t *testing.T) {
-	w := &fullWriter{room: 5}
+	w := &bundletest.FullWriter{Room: 5}
 	out := NewOutput(w)
 	if _, err := fmt.Fprint(out, "abc"); err != nil || out.Err() != nil || WriteFailed(out) {
 		t.Fatalf("a write that fits: %v, Err %v", err, out.Err())
@@ -46,11 +29,11 @@ func TestOutputKeepsTheFirstError(t *testing.T) {
 	if _, err := fmt.Fprint(out, "defg"); !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("a write past the room: %v", err)
 	}
-	if _, err := fmt.Fprint(out, "h"); !errors.Is(err, syscall.ENOSPC) || w.writes != 2 {
-		t.Errorf("a write after the error: %v after %d writes to the writer, want ENOSPC after 2", err, w.writes)
+	if _, err := fmt.Fprint(out, "h"); !errors.Is(err, syscall.ENOSPC) || w.Writes != 2 {
+		t.Errorf("a write after the error: %v after %d writes to the writer, want ENOSPC after 2", err, w.Writes)
 	}
-	if !errors.Is(out.Err(), syscall.ENOSPC) || !WriteFailed(out) || w.buf.String() != "abcde" {
-		t.Errorf("Err %v, WriteFailed %v, written %q", out.Err(), WriteFailed(out), w.buf.String())
+	if !errors.Is(out.Err(), syscall.ENOSPC) || !WriteFailed(out) || w.Written.String() != "abcde" {
+		t.Errorf("Err %v, WriteFailed %v, written %q", out.Err(), WriteFailed(out), w.Written.String())
 	}
 	if WriteFailed(w) || WriteFailed(io.Discard) {
 		t.Error("WriteFailed of a writer that is not an Output")
@@ -74,7 +57,7 @@ func TestExitAfterAFailedOutput(t *testing.T) {
 			t.Errorf("written output, exit %d: %d, stderr %q", code, got, stderr.String())
 		}
 	}
-	failed := NewOutput(&fullWriter{})
+	failed := NewOutput(&bundletest.FullWriter{})
 	fmt.Fprint(failed, "report\n")
 	for code, want := range map[int]int{0: ExitCannotRun, 1: 1, 2: 2, 3: 3, 125: 125, 130: 130, 143: 143} {
 		stderr.Reset()

@@ -35,8 +35,9 @@ type recInfo struct {
 	refuses wire.Refusals
 }
 
-// placedError is an error about a record at byte Offset of it: for a
-// request body, the key of the member at fault.
+// placedError is an error about a record at byte Offset of it: where a
+// limit is passed, or, for a request body, the key of the member at
+// fault.
 type placedError struct {
 	Offset int
 	err    error
@@ -94,7 +95,7 @@ func scanEvent(src []byte) (info recInfo, isEvent bool, err error) {
 }
 
 // syntaxError explains why src, which a validating scan refused, is not
-// a JSON object: past the nesting limit (a *limitError, placed), a
+// a JSON object: past the nesting limit (a *placedError), a
 // *canon.SyntaxError (placed), or a valid value that is not an object.
 func syntaxError(src []byte) error {
 	if err := checkDepth(src); err != nil {

@@ -20,15 +20,7 @@ const MaxDepth = 10000
 // (see the package documentation) are not held and not limited.
 const MaxRecordSize = 256 << 20
 
-// limitError is a record past one of the limits, at byte Offset of it.
-type limitError struct {
-	Offset int
-	Msg    string
-}
-
-func (e *limitError) Error() string { return e.Msg }
-
-// checkDepth returns a *limitError when src nests objects and arrays
+// checkDepth returns a *placedError when src nests objects and arrays
 // deeper than MaxDepth, naming the deepest nesting it holds and where the
 // limit is first passed.
 func checkDepth(src []byte) error {
@@ -42,7 +34,7 @@ func checkDepth(src []byte) error {
 	if at < 0 {
 		return nil
 	}
-	return &limitError{Offset: at, Msg: fmt.Sprintf("nesting %d deep, deeper than the limit of %d", deepest, MaxDepth)}
+	return &placedError{Offset: at, err: fmt.Errorf("nesting %d deep, deeper than the limit of %d", deepest, MaxDepth)}
 }
 
 // nesting returns the deepest nesting of objects and arrays in src.
@@ -134,7 +126,7 @@ func CheckRecord(file string, line int, rec []byte) error {
 	if err == nil {
 		return nil
 	}
-	l, c := position(rec, err.(*limitError).Offset)
+	l, c := position(rec, err.(*placedError).Offset)
 	return &InputError{File: file, Line: line + l - 1, Column: c, Err: err}
 }
 

@@ -438,11 +438,6 @@ func (s *side) errorAt(src []byte, line int, err error) error {
 	if errors.As(err, &se) {
 		return &InputError{File: s.name, Line: line + se.Line - 1, Column: se.Column, Err: fmt.Errorf("invalid JSON: %s", se.Msg)}
 	}
-	var le *limitError
-	if errors.As(err, &le) {
-		l, c := position(src, le.Offset)
-		return &InputError{File: s.name, Line: line + l - 1, Column: c, Err: err}
-	}
 	var pe *placedError
 	if errors.As(err, &pe) {
 		l, c := position(src, pe.Offset)

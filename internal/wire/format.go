@@ -79,16 +79,12 @@ func Route(path string) (e Endpoint, ok bool) {
 	return Endpoint{}, false
 }
 
-// geminiVersions are the API versions under which the Gemini API serves
-// its models' methods, with the same bodies: v1beta (the Go and Python
-// SDKs' default) and v1 (the default of @google/genai, the TypeScript
-// SDK). Every path of the Gemini format is one of them followed by
-// models/.
-var geminiVersions = [...]string{"/v1beta/models/", "/v1/models/"}
-
-// geminiRest returns what follows /VERSION/models/ in a Gemini path.
+// geminiRest returns what follows /VERSION/models/ in a Gemini path. The
+// Gemini API serves its models' methods under two versions with the same
+// bodies: v1beta (the Go and Python SDKs' default) and v1 (the default
+// of @google/genai, the TypeScript SDK).
 func geminiRest(path string) (string, bool) {
-	for _, prefix := range geminiVersions {
+	for _, prefix := range [...]string{"/v1beta/models/", "/v1/models/"} {
 		if rest, ok := strings.CutPrefix(path, prefix); ok {
 			return rest, true
 		}
