@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -798,5 +799,84 @@ func TestServerGeminiVersions(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// count_tokens is answered only for a body that is JSON: anything else is
+// a provider-style error and a failure of the scenario, and takes no reply.
+func TestServerCountTokensRefusesABodyThatIsNotJSON(t *testing.T) {
+	s := start(t, text("one"))
+	code, out := post(t, s.URL(), "/v1/messages/count_tokens", []byte(`{"model":`))
+	if code != http.StatusBadRequest || gjson.GetBytes(out, "type").String() != "error" || !gjson.GetBytes(out, "error.message").Exists() {
+		t.Errorf("HTTP %d %s, want 400 and an Anthropic-shaped error", code, out)
+	}
+	if got := strings.Join(s.Failures(), "\n"); !strings.Contains(got, "HTTP request 1 (POST /v1/messages/count_tokens)") || !strings.Contains(got, "not a JSON object") {
+		t.Errorf("failures %q", got)
+	}
+	if s.Unused() != 1 || len(s.Requests()) != 0 {
+		t.Errorf("%d unused, %d captured; want 1 and 0", s.Unused(), len(s.Requests()))
+	}
+}
+
+// Consumed is closed once the last scripted reply is served, not before.
+// (The handler marks a reply served before it returns, so by the time the
+// client has read a whole small JSON response the mark is made.)
+func TestServerConsumedAfterTheLastReply(t *testing.T) {
+	body := []byte(`{"model":"m","max_tokens":5,"messages":[]}`)
+	s := start(t, text("one"), text("two"), text("three"))
+	consumed := func() bool {
+		select {
+		case <-s.Consumed():
+			return true
+		default:
+			return false
+		}
+	}
+	for i := 1; i <= 3; i++ {
+		if code, out := post(t, s.URL(), "/v1/messages", body); code != http.StatusOK {
+			t.Fatalf("request %d: HTTP %d %s", i, code, out)
+		}
+		if got, want := consumed(), i == 3; got != want {
+			t.Errorf("after request %d of 3: consumed %v, want %v", i, got, want)
+		}
+		if got := s.Unused(); got != 3-i {
+			t.Errorf("after request %d of 3: %d unused, want %d", i, got, 3-i)
+		}
+	}
+}
+
+// CheckRebuild compares counts as well as bytes: a log that rebuilds more
+// bodies than were captured, or fewer, is an error naming the counts.
+func TestCheckRebuildCountsBodies(t *testing.T) {
+	a := []byte(`{"model":"m","tools":[{"name":"a"}],"messages":[{"role":"user","content":"1"}],"max_tokens":5}`)
+	b := []byte(`{"model":"m","tools":[{"name":"a"}],"messages":[{"role":"user","content":"2"}],"max_tokens":5}`)
+	log := roundTrip(t, wire.Anthropic, [][]byte{a, b})
+	for _, c := range []struct {
+		bodies [][]byte
+		want   string
+	}{
+		{[][]byte{a}, "the log rebuilds 2 bodies, 1 were captured"},
+		{[][]byte{a, b, b}, "the log rebuilds 2 bodies, 3 were captured"},
+	} {
+		err := CheckRebuild(log, c.bodies)
+		var re *RebuildError
+		if !errors.As(err, &re) || re.Offset != -1 || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("CheckRebuild with %d bodies = %v, want a RebuildError (offset -1) with %q", len(c.bodies), err, c.want)
+		}
+	}
+}
+
+// A request event whose format is not its header's is a tampered log, not
+// a body to rebuild under the other format's header.
+func TestRebuildRefusesARequestInAnotherFormat(t *testing.T) {
+	body := []byte(`{"model":"m","tools":[{"name":"a"}],"messages":[],"max_tokens":5}`)
+	log := roundTrip(t, wire.Anthropic, [][]byte{body})
+	old := []byte(`{"type":"` + TypeRequest + `","data":{"request":1,"format":"anthropic"`)
+	if !bytes.Contains(log, old) {
+		t.Fatalf("the log has no request event starting %s:\n%s", old, log)
+	}
+	bad := bytes.Replace(log, old, []byte(`{"type":"`+TypeRequest+`","data":{"request":1,"format":"openai-chat"`), 1)
+	if _, err := Rebuild(bad); err == nil || !strings.Contains(err.Error(), "request in format openai-chat under a anthropic header") {
+		t.Errorf("Rebuild of a request in another format = %v", err)
 	}
 }

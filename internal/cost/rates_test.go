@@ -41,6 +41,9 @@ var rowCases = []struct {
 	{"anthropic", "claude-haiku-4-5-20251001", Anthropic, 4096, 1.25, 0.1, 2, true},
 	// Gateways: a routing prefix and dots in the version.
 	{"openai-chat", "anthropic/claude-sonnet-4.6", Anthropic, 1024, 1.25, 0.1, 2, true},
+	// The routing prefix goes up to the last "/", however many there are.
+	{"openai-chat", "openrouter/anthropic/claude-opus-4.6", Anthropic, 4096, 1.25, 0.1, 2, true},
+	{"gemini", "publishers/google/models/gemini-2.5-pro", Gemini, 2048, 1, 0.1, 0, true},
 	{"anthropic", "claude-opus-4-6[1m]", Anthropic, 4096, 1.25, 0.1, 2, true},
 	{"anthropic", "claude-sonnet-4-5@20250929", Anthropic, 1024, 1.25, 0.1, 2, true},
 

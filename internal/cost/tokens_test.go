@@ -152,3 +152,16 @@ func TestCountChunksWithoutACut(t *testing.T) {
 		t.Errorf("%d tokens, %v; whole %d, %d cuts", got, err, whole, cuts)
 	}
 }
+
+// Text exactly one chunk long is counted whole, with no cut (cutting
+// would read past its end); one byte longer, it is cut where the
+// pre-split cuts. "hello world" is 2 tokens whole, [hello][ world].
+func TestCountChunksAtTheBoundary(t *testing.T) {
+	b := []byte("hello world")
+	for _, chunk := range []int{len(b) + 1, len(b), len(b) - 1, 6} {
+		got, err := countChunks(b, chunk)
+		if err != nil || got != 2 {
+			t.Errorf("countChunks(%q, %d) = %d, %v; want 2", b, chunk, got, err)
+		}
+	}
+}

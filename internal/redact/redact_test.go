@@ -66,3 +66,86 @@ func TestRuleCheck(t *testing.T) {
 		}
 	}
 }
+
+// The system part of an OpenAI Chat body is its leading system and
+// developer messages, as many as lead the list; the first other message
+// and all after it are conversation, and the bare path "system" names no
+// single value there.
+func TestPathRulesOpenAIChatSystemPart(t *testing.T) {
+	const (
+		devSys = `{"messages":[{"role":"developer","content":"d"},{"role":"system","content":"s"},{"role":"user","content":"u"}]}`
+		sysUsr = `{"messages":[{"role":"system","content":"s"},{"role":"user","content":"u"}]}`
+	)
+	cases := []struct {
+		body, path, want string
+		hits             int
+	}{
+		{devSys, "system.0.content", `{"messages":[{"role":"developer","content":"X"},{"role":"system","content":"s"},{"role":"user","content":"u"}]}`, 1},
+		{devSys, "system.1.content", `{"messages":[{"role":"developer","content":"d"},{"role":"system","content":"X"},{"role":"user","content":"u"}]}`, 1},
+		// messages.2 is the user's: one past the leading system messages.
+		{devSys, "system.2.content", devSys, 0},
+		{sysUsr, "system.1.content", sysUsr, 0},
+		{sysUsr, "system", sysUsr, 0},
+	}
+	for _, c := range cases {
+		hits := make([]int, 1)
+		got := Apply([]byte(c.body), wire.OpenAIChat, []Rule{{Path: c.path, With: "X"}}, hits)
+		if string(got) != c.want || hits[0] != c.hits {
+			t.Errorf("%s on %s = %s (%d hits), want %s (%d hits)", c.path, c.body, got, hits[0], c.want, c.hits)
+		}
+	}
+}
+
+// The replacement is written as a JSON string the way JSON.stringify
+// writes it, for a path rule and a regex rule alike, so that a quote or a
+// backslash in it keeps the body valid JSON (and < stays <).
+func TestReplacementIsWrittenAsJSON(t *testing.T) {
+	const with = `a"b\c<d` + "\n"
+	hits := make([]int, 2)
+	body := `{"metadata":{"user_id":"u1"},"system":"in /tmp/x now"}`
+	got := Apply([]byte(body), wire.Anthropic, []Rule{
+		{Path: "config.metadata.user_id", With: with},
+		{Regex: regexp.MustCompile(`/tmp/[a-z]`), With: with},
+	}, hits)
+	want := `{"metadata":{"user_id":"a\"b\\c<d\n"},"system":"in a\"b\\c<d\n now"}`
+	if string(got) != want || hits[0] != 1 || hits[1] != 1 {
+		t.Errorf("got %s (hits %v), want %s (hits [1 1])", got, hits, want)
+	}
+}
+
+// A regex rule sees each string's decoded text, but splices into its raw
+// bytes: escapes before a match (\u00e9 is one character, é, and six raw
+// bytes) and escaped quotes inside the string (which do not end it) keep
+// their bytes as sent.
+func TestRegexRulesKeepEscapesAroundMatches(t *testing.T) {
+	re := regexp.MustCompile(`/tmp/[a-z]+`)
+	for _, c := range []struct {
+		body, want string
+		hits       int
+	}{
+		{`{"s":"\u00e9\t/tmp/abc!"}`, `{"s":"\u00e9\t<T>!"}`, 1},
+		{`{"s":"say \"/tmp/abc\" and \"/tmp/de\"","k":"/tmp/z"}`, `{"s":"say \"<T>\" and \"<T>\"","k":"<T>"}`, 3},
+		{`{"s":"a\\","t":"/tmp/q"}`, `{"s":"a\\","t":"<T>"}`, 1},
+		// A key stays a key with whitespace before its colon.
+		{"{\n  \"/tmp/k\" :\t\"/tmp/v\"\n}", "{\n  \"/tmp/k\" :\t\"<T>\"\n}", 1},
+	} {
+		hits := make([]int, 1)
+		got := Apply([]byte(c.body), wire.Anthropic, []Rule{{Regex: re, With: "<T>"}}, hits)
+		if string(got) != c.want || hits[0] != c.hits {
+			t.Errorf("on %s: got %s (%d hits), want %s (%d hits)", c.body, got, hits[0], c.want, c.hits)
+		}
+	}
+}
+
+// Apply adds to the counters it is given, so that one slice counts a
+// rule's hits over every body of a run.
+func TestApplyAddsToHits(t *testing.T) {
+	hits := []int{5, 7}
+	rules := []Rule{{Path: "system", With: "X"}, {Regex: regexp.MustCompile("q"), With: "Q"}}
+	for range 2 {
+		Apply([]byte(`{"system":"s","messages":[{"role":"user","content":"qq"}]}`), wire.Anthropic, rules, hits)
+	}
+	if hits[0] != 7 || hits[1] != 11 {
+		t.Errorf("hits after two bodies = %v, want [7 11] (5+1+1 and 7+2+2)", hits)
+	}
+}

@@ -7,18 +7,20 @@ import (
 
 func TestDetect(t *testing.T) {
 	for body, want := range map[string]Format{
-		`{"model":"m","max_tokens":5,"messages":[],"system":"s"}`:                            Anthropic,
-		`{"model":"m","messages":[],"anthropic_version":"bedrock-2023-05-31"}`:               Anthropic,
-		`{"model":"m","messages":[],"tools":[{"name":"a","input_schema":{}}]}`:               Anthropic,
-		`{"model":"m","messages":[{"role":"system","content":"s"}]}`:                         OpenAIChat,
-		`{"model":"m","messages":[],"tools":[{"type":"function","function":{"name":"a"}}]}`:  OpenAIChat,
-		`{"model":"m","input":"hi"}`:                                                         OpenAIResponses,
-		`{"model":"m","instructions":"s","previous_response_id":"r"}`:                        OpenAIResponses,
-		`{"model":"m","max_output_tokens":5}`:                                                OpenAIResponses,
-		`{"contents":[]}`:                                                                    Gemini,
-		`{"system_instruction":{"parts":[]}}`:                                                Gemini,
-		`{"generation_config":{}}`:                                                           Gemini,
-		`{"tools":[{"function_declarations":[]}],"messages":[]}`:                             Gemini,
+		`{"model":"m","max_tokens":5,"messages":[],"system":"s"}`:                           Anthropic,
+		`{"model":"m","messages":[],"anthropic_version":"bedrock-2023-05-31"}`:              Anthropic,
+		`{"model":"m","messages":[],"tools":[{"name":"a","input_schema":{}}]}`:              Anthropic,
+		`{"model":"m","messages":[{"role":"system","content":"s"}]}`:                        OpenAIChat,
+		`{"model":"m","messages":[],"tools":[{"type":"function","function":{"name":"a"}}]}`: OpenAIChat,
+		`{"model":"m","input":"hi"}`:                                                        OpenAIResponses,
+		`{"model":"m","instructions":"s","previous_response_id":"r"}`:                       OpenAIResponses,
+		`{"model":"m","max_output_tokens":5}`:                                               OpenAIResponses,
+		// A Responses member beside messages does not make it Responses.
+		`{"model":"m","messages":[],"input":"x","max_output_tokens":5}`: OpenAIChat,
+		`{"contents":[]}`:                                        Gemini,
+		`{"system_instruction":{"parts":[]}}`:                    Gemini,
+		`{"generation_config":{}}`:                               Gemini,
+		`{"tools":[{"function_declarations":[]}],"messages":[]}`: Gemini,
 		` {"tools":[1,{"googleSearch":{}},{"functionDeclarations":[]}],"input":"x"} ` + "\n": Gemini,
 	} {
 		got, err := Detect([]byte(body))

@@ -1053,3 +1053,52 @@ func TestChatStreamUsage(t *testing.T) {
 		t.Errorf("gemini: %+v", a)
 	}
 }
+
+// Without alt=sse the chunks are separated as the API separates them: a
+// comma and a CRLF between elements, nothing before the first or after
+// the last.
+func TestWriteResponseGeminiArrayBytes(t *testing.T) {
+	r := Reply{Text: "hi", ToolCalls: []ToolCall{{ID: "c1", Name: "ls", Arguments: json.RawMessage(`{"dir":"."}`)}}}
+	events := readSSE(t, render(t, Endpoint{Format: Gemini, Model: "model-x", Stream: true}, false, 3, r).Body.Bytes())
+	if len(events) != 2 {
+		t.Fatalf("%d events, want 2 (the text, then the call)", len(events))
+	}
+	rec := httptest.NewRecorder()
+	if err := WriteResponse(rec, Endpoint{Format: Gemini, Model: "model-x", Stream: true, Array: true}, Ask{Model: "model-x"}, 3, r); err != nil {
+		t.Fatal(err)
+	}
+	want := "[" + string(events[0].data) + ",\r\n" + string(events[1].data) + "]"
+	if got := rec.Body.String(); got != want {
+		t.Errorf("array stream\n%q\nwant\n%q", got, want)
+	}
+}
+
+// A Responses reply with neither text nor tool calls still has its one
+// message item (with empty text) in the response object, as the stream's
+// output_item events announce it: a client reading output[0] finds it in
+// the JSON response and in response.completed alike.
+func TestWriteResponseResponsesEmptyReplyItem(t *testing.T) {
+	check := func(what string, r responseObject) {
+		t.Helper()
+		if len(r.Output) != 1 || r.Output[0].Type != "message" || len(r.Output[0].Content) != 1 || r.Output[0].Content[0].Text != "" {
+			t.Errorf("%s: output %+v, want one message item with one empty output_text", what, r.Output)
+		}
+	}
+	var r responseObject
+	decode(t, "response", render(t, Endpoint{Format: OpenAIResponses}, false, 1, Reply{}).Body.Bytes(), &r)
+	check("JSON response", r)
+	var completed bool
+	for _, ev := range readSSE(t, render(t, Endpoint{Format: OpenAIResponses}, true, 1, Reply{}).Body.Bytes()) {
+		if ev.name == "response.completed" {
+			var e struct {
+				Response responseObject `json:"response"`
+			}
+			decode(t, ev.name, ev.data, &e)
+			check("response.completed", e.Response)
+			completed = true
+		}
+	}
+	if !completed {
+		t.Error("the stream has no response.completed event")
+	}
+}

@@ -373,3 +373,31 @@ func TestReadHeaderAgrees(t *testing.T) {
 		t.Errorf("ReadHeader read only %d documents", read)
 	}
 }
+
+// Split reads the transport flags from their values: "stream": true asks
+// for a stream and nothing else does; an OpenAI Chat stream's usage chunk
+// is asked for by stream_options.include_usage true alone.
+func TestSplitStreamFlags(t *testing.T) {
+	cases := []struct {
+		f             Format
+		body          string
+		stream, usage bool
+	}{
+		{Anthropic, `{"model":"m","messages":[],"stream":true}`, true, false},
+		{Anthropic, `{"model":"m","messages":[],"stream":false}`, false, false},
+		{Anthropic, `{"model":"m","messages":[]}`, false, false},
+		{OpenAIResponses, `{"model":"m","input":"hi","stream":false}`, false, false},
+		{OpenAIChat, `{"model":"m","messages":[],"stream":true,"stream_options":{"include_usage":true}}`, true, true},
+		{OpenAIChat, `{"model":"m","messages":[],"stream":true,"stream_options":{"include_usage":false}}`, true, false},
+		{OpenAIChat, `{"model":"m","messages":[],"stream":false,"stream_options":{}}`, false, false},
+	}
+	for _, c := range cases {
+		p, err := Split([]byte(c.body), c.f)
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.f, c.body, err)
+		}
+		if p.Stream != c.stream || p.Usage != c.usage {
+			t.Errorf("%s %s: Stream %v Usage %v, want %v %v", c.f, c.body, p.Stream, p.Usage, c.stream, c.usage)
+		}
+	}
+}
