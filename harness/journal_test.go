@@ -182,15 +182,17 @@ func TestRollBackFromJournal(t *testing.T) {
 // and nothing is changed.
 func TestBadJournal(t *testing.T) {
 	for name, body := range map[string]string{
-		"not json":      `{"headergold-journal": 1, "files": [`,
-		"version":       `{"headergold-journal": 2, "files": []}`,
-		"unknown field": `{"headergold-journal": 1, "files": [], "more": 1}`,
-		"outside":       `{"headergold-journal": 1, "files": [{"path": "../../x.golden", "existed": false, "temp": ".x.golden.headergold-tmp-1"}]}`,
-		"not a golden":  `{"headergold-journal": 1, "files": [{"path": "notes.txt", "existed": false, "temp": ".notes.txt.headergold-tmp-1"}]}`,
-		"backup name":   `{"headergold-journal": 1, "files": [{"path": "a.golden", "existed": true, "backup": "b.golden", "temp": ".a.golden.headergold-tmp-1"}]}`,
-		"no backup":     `{"headergold-journal": 1, "files": [{"path": "a.golden", "existed": true, "temp": ".a.golden.headergold-tmp-1"}]}`,
-		"temp name":     `{"headergold-journal": 1, "files": [{"path": "a.golden", "existed": false, "temp": "a.golden"}]}`,
-		"twice":         `{"headergold-journal": 1, "files": [{"path": "a.golden", "existed": false, "temp": ".a.golden.headergold-tmp-1"}, {"path": "./a.golden", "existed": false, "temp": ".a.golden.headergold-tmp-2"}]}`,
+		"not json":          `{"headergold-journal": 1, "files": [`,
+		"version":           `{"headergold-journal": 2, "files": []}`,
+		"unknown field":     `{"headergold-journal": 1, "files": [], "more": 1}`,
+		"outside":           `{"headergold-journal": 1, "files": [{"path": "../../x.golden", "existed": false, "temp": ".x.golden.headergold-tmp-1"}]}`,
+		"not a golden":      `{"headergold-journal": 1, "files": [{"path": "notes.txt", "existed": false, "temp": ".notes.txt.headergold-tmp-1"}]}`,
+		"backup name":       `{"headergold-journal": 1, "files": [{"path": "a.golden", "existed": true, "backup": "b.golden", "temp": ".a.golden.headergold-tmp-1"}]}`,
+		"no backup":         `{"headergold-journal": 1, "files": [{"path": "a.golden", "existed": true, "temp": ".a.golden.headergold-tmp-1"}]}`,
+		"temp name":         `{"headergold-journal": 1, "files": [{"path": "a.golden", "existed": false, "temp": "a.golden"}]}`,
+		"twice":             `{"headergold-journal": 1, "files": [{"path": "a.golden", "existed": false, "temp": ".a.golden.headergold-tmp-1"}, {"path": "./a.golden", "existed": false, "temp": ".a.golden.headergold-tmp-2"}]}`,
+		"temp no number":    `{"headergold-journal": 1, "files": [{"path": "a.golden", "existed": false, "temp": ".a.golden.headergold-tmp-"}]}`,
+		"temp not a number": `{"headergold-journal": 1, "files": [{"path": "a.golden", "existed": false, "temp": ".a.golden.headergold-tmp-1x"}]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			golden, fixtures := filepath.Join(t.TempDir(), "golden"), t.TempDir()
