@@ -196,11 +196,14 @@ func TestCapturedTimeoutAfterTheLastReply(t *testing.T) {
 		t.Skip("no curl for the sh agent")
 	}
 	script := `curl -sS -f -o /dev/null -H 'content-type: application/json' -d '{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}' "$ANTHROPIC_BASE_URL/v1/messages" || exit 3; exec sleep 30`
-	agent, err := json.Marshal(map[string]any{"exec": []string{"sh", "-c", script}, "timeout": "1s"})
+	// The timeout must come after curl has been served, which can take a
+	// loaded machine longer than the 1s this had; the timeout ends the
+	// scenario either way, so a longer one costs only its length.
+	agent, err := json.Marshal(map[string]any{"exec": []string{"sh", "-c", script}, "timeout": "5s"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s, _ := capturedSuite(t, map[string]string{"x": `{"description": "d", "runs": 1, "agent": ` + string(agent) + `, "replies": [{"text": "a"}]}`})
 	failureWith(t, s.Replay(s.Fixture("x")).Failures, CheckAgent,
-		"every scripted reply had been served: the agent did not exit after its last answer", "timed out after 1s (agent.timeout)")
+		"every scripted reply had been served: the agent did not exit after its last answer", "timed out after 5s (agent.timeout)")
 }

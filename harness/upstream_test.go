@@ -99,6 +99,9 @@ func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
 type formatAgent struct {
 	mu       sync.Mutex
 	received [][]byte
+	// blocked, when set, is called by an agent with BLOCK=1 once it
+	// runs, before it waits for its context to end.
+	blocked func()
 }
 
 func (a *formatAgent) run(ctx context.Context, s *Session) error {
@@ -109,6 +112,9 @@ func (a *formatAgent) run(ctx context.Context, s *Session) error {
 		key = os.Getenv("HEADERGOLD_TEST_KEY") // the user's environment
 	}
 	if s.Getenv("BLOCK") == "1" {
+		if a.blocked != nil {
+			a.blocked()
+		}
 		<-ctx.Done()
 		return ctx.Err()
 	}
@@ -294,8 +300,14 @@ func TestRecordFromUpstreamFailuresWriteNothing(t *testing.T) {
 				ln.Close() // nothing listens there now
 			}
 			if c.cancel {
+				// Cancelled once the agent runs, as an interrupt of the
+				// record under way: a timer started here could fire
+				// before the first run on a loaded machine, and the
+				// record would then stop before running anything, with
+				// no failure to report.
 				ctx, cancel := context.WithCancel(context.Background())
-				time.AfterFunc(100*time.Millisecond, cancel)
+				defer cancel()
+				agent.blocked = cancel
 				opts.Context = ctx
 			}
 			dir := filepath.Dir(opts.Fixtures)

@@ -89,7 +89,13 @@ func TestBisectRecipe(t *testing.T) {
 	script := strings.ReplaceAll(strings.ReplaceAll(recipe, "LAST_GOOD", good), "/tmp/", scratch+"/")
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = repo
+	// HOME is the throwaway repository's, for git; the go command keeps
+	// this machine's module and build caches, which it would otherwise
+	// look for under that HOME: empty, so each go build of the bisect
+	// would download every module again (a network failure exits 125,
+	// a skip, and bisect names no commit) and rebuild from scratch.
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+repo, "CI=")
+	cmd.Env = append(cmd.Env, goCaches(t)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the recipe failed: %v\n%s", err, out)
@@ -101,6 +107,26 @@ func TestBisectRecipe(t *testing.T) {
 	if string(m[1]) != edit {
 		t.Fatalf("bisect named %s, want the header edit %s\n%s", m[1], edit, out)
 	}
+}
+
+// goCaches returns GOPATH, GOMODCACHE and GOCACHE as the go command
+// sees them here, as environment entries.
+func goCaches(t *testing.T) []string {
+	t.Helper()
+	names := []string{"GOPATH", "GOMODCACHE", "GOCACHE"}
+	out, err := exec.Command("go", append([]string{"env"}, names...)...).Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	values := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(values) != len(names) {
+		t.Fatalf("go env %v: %q", names, out)
+	}
+	env := make([]string, len(names))
+	for i, n := range names {
+		env[i] = n + "=" + values[i]
+	}
+	return env
 }
 
 // bisectBlock returns the shell block of the README's bisect section.

@@ -221,6 +221,15 @@ func Run(ctx context.Context, c Command) error {
 		case <-drained:
 			waiting = false
 		case <-time.After(drainWait):
+			// The end of stderr and the timer can come together, and
+			// select then picks either: an agent whose group died just
+			// now is not one that left a process behind.
+			select {
+			case <-drained:
+				waiting = false
+				continue
+			default:
+			}
 			if groupAlive(cmd) && time.Now().Before(deadline) {
 				killGroup(cmd) // members slow to die, or started since
 				continue

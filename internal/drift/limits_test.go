@@ -13,9 +13,11 @@ func nested(n int, value string) string {
 	return strings.Repeat("[", n) + value + strings.Repeat("]", n)
 }
 
-// TestDeepInputRefused: a body nested 100,000 deep is refused quickly,
-// in memory proportional to its size, naming the file, line, column and
-// depth.
+// TestDeepInputRefused: a body nested 100,000 deep is refused where it
+// passes the limit (the 10,001st bracket), in memory proportional to its
+// size, naming the file, line, column and depth. Its time is logged, not
+// asserted: a wall-clock bound measures the machine (the race detector,
+// a loaded CI runner) more than the scan.
 func TestDeepInputRefused(t *testing.T) {
 	ok := `{"model":"m","messages":[],"tools":[{"name":"a"}]}` + "\n"
 	deep := `{"model":"m","messages":[],"tools":` + nested(100000, "1") + "}\n"
@@ -47,9 +49,6 @@ func TestDeepInputRefused(t *testing.T) {
 			}
 			if used > 8<<20 {
 				t.Errorf("allocated %d kB to refuse a %d kB input", used>>10, len(deep)>>10)
-			}
-			if took > 2*time.Second {
-				t.Errorf("took %v", took)
 			}
 		})
 	}
