@@ -207,3 +207,47 @@ func TestCapturedTimeoutAfterTheLastReply(t *testing.T) {
 	failureWith(t, s.Replay(s.Fixture("x")).Failures, CheckAgent,
 		"every scripted reply had been served: the agent did not exit after its last answer", "timed out after 5s (agent.timeout)")
 }
+
+// TestRepeatPassLaterRunLabels: runs 3 and 4 get GOMAXPROCS 4 and 8, and a
+// repeat failure there names the values that run's agent got.
+func TestRepeatPassLaterRunLabels(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl for the sh agent")
+	}
+	for _, c := range []struct{ run, procs string }{{"3", "4"}, {"4", "8"}} {
+		t.Run("run "+c.run, func(t *testing.T) {
+			t.Parallel()
+			seen := filepath.Join(t.TempDir(), "seen")
+			s, _ := capturedSuite(t, map[string]string{"x": envAgentFixture(t, seen, c.run, nil, 4)})
+			_, res := s.Check(s.Fixture("x"))
+			got := seenLines(t, seen)
+			n, _ := strconv.Atoi(c.run)
+			if len(got) != n {
+				t.Fatalf("the agent ran %d times (%q), want %d", len(got), got, n)
+			}
+			procs, seed, ok := strings.Cut(got[n-1], " PYTHONHASHSEED=")
+			if !ok || procs != "GOMAXPROCS="+c.procs || seed == "" || seed == "1" {
+				t.Fatalf("run %s's agent got %q, want GOMAXPROCS=%s and a hash seed of its own", c.run, got[n-1], c.procs)
+			}
+			failureWith(t, res.Failures, CheckRepeat, "run "+c.run+" (GOMAXPROCS="+c.procs+", PYTHONHASHSEED="+seed+") differs from run 1")
+		})
+	}
+}
+
+// An agent that times out with a scripted reply still unused is not told
+// it had them all: the timeout alone is reported.
+func TestCapturedTimeoutBeforeTheLastReply(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl for the sh agent")
+	}
+	script := `curl -sS -f -o /dev/null -H 'content-type: application/json' -d '{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}' "$ANTHROPIC_BASE_URL/v1/messages" || exit 3; exec sleep 30`
+	agent, err := json.Marshal(map[string]any{"exec": []string{"sh", "-c", script}, "timeout": "2s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := capturedSuite(t, map[string]string{"x": `{"description": "d", "runs": 1, "agent": ` + string(agent) + `, "replies": [{"text": "a"}, {"text": "b"}]}`})
+	f := failureWith(t, s.Replay(s.Fixture("x")).Failures, CheckAgent, "timed out after 2s (agent.timeout)")
+	if strings.Contains(f.Msg, "every scripted reply had been served") {
+		t.Errorf("one of two replies was served, and the failure says every one was:\n%s", f.Msg)
+	}
+}

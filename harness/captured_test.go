@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -632,6 +633,16 @@ func TestCapturedAgentBypassesProxies(t *testing.T) {
 	if want := "corp.example,127.0.0.1,localhost|127.0.0.1,localhost"; string(got) != want {
 		t.Errorf("the agent saw %q, want %q", got, want)
 	}
+
+	// "*" already names every host: it is passed on as it is.
+	t.Setenv("NO_PROXY", "*")
+	s.Replay(s.Fixture("x"))
+	if got, err = os.ReadFile(out); err != nil {
+		t.Fatal(err)
+	}
+	if want := "*|127.0.0.1,localhost"; string(got) != want {
+		t.Errorf("with NO_PROXY=*, the agent saw %q, want %q", got, want)
+	}
 }
 
 // A subprocess agent gets dummy API keys and none of the machine's other
@@ -652,5 +663,74 @@ func TestCapturedAgentGetsNoCredentials(t *testing.T) {
 	}
 	if want := dummyKey + "|||given|"; string(got) != want {
 		t.Errorf("the agent saw %q, want %q", got, want)
+	}
+}
+
+// Each of the four API keys a subprocess agent may read is the dummy
+// key, whatever the machine's is, unless agent.env gives it.
+func TestCapturedAgentGetsDummyKeys(t *testing.T) {
+	keys := []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"}
+	for _, k := range keys {
+		t.Setenv(k, "REAL-"+k)
+	}
+	out := filepath.Join(t.TempDir(), "env.out")
+	script := `printf '%s|%s|%s|%s' "$ANTHROPIC_API_KEY" "$OPENAI_API_KEY" "$GEMINI_API_KEY" "$GOOGLE_API_KEY" > ` + out
+	b, _ := json.Marshal([]string{"sh", "-c", script})
+	for _, given := range keys {
+		t.Run(given, func(t *testing.T) {
+			s, _ := capturedSuite(t, map[string]string{"x": `{"description":"d","runs":1,"agent":{"exec":` + string(b) + `,"env":{"` + given + `":"given"}},"replies":[{"text":"a"}]}`})
+			s.Replay(s.Fixture("x")) // fails: the agent sends nothing; its environment is what is looked at
+			got, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, k := range keys {
+				if k == given {
+					want = append(want, "given")
+				} else {
+					want = append(want, dummyKey)
+				}
+			}
+			if string(got) != strings.Join(want, "|") {
+				t.Errorf("the agent saw %q, want %q", got, strings.Join(want, "|"))
+			}
+		})
+	}
+}
+
+// Exports writes Env in name order, quoted where a shell needs it, then
+// one unset line naming every variable of Unset, a single one too.
+func TestSessionExports(t *testing.T) {
+	s := &Session{Env: map[string]string{"B": "it's", "A": "http://127.0.0.1:1/v1", "C": ""}, Unset: []string{"X_TOKEN"}}
+	want := []string{"export A=http://127.0.0.1:1/v1", `export B='it'\''s'`, "export C=''", "unset X_TOKEN"}
+	if got := s.Exports(); !slices.Equal(got, want) {
+		t.Errorf("exports %q, want %q", got, want)
+	}
+	if got := (&Session{Env: map[string]string{"A": "a"}}).Exports(); !slices.Equal(got, []string{"export A=a"}) {
+		t.Errorf("without Unset: %q", got)
+	}
+}
+
+// A record whose repeat pass fails writes nothing: run 1's log passed
+// every other check, and is not written all the same.
+func TestCapturedRecordRepeatFailureWritesNothing(t *testing.T) {
+	var runs atomic.Int64
+	_, opts := capturedSuite(t, map[string]string{"x": `{"description": "d", "runs": 2, "agent": {}, "replies": [{"text": "a"}]}`})
+	opts.Agent = func(ctx context.Context, s *Session) error {
+		system := "Be brief."
+		if runs.Add(1) > 1 {
+			system = "Be very brief."
+		}
+		return postMessages(ctx, s, `{"model":"m","max_tokens":9,"system":"`+system+`","messages":[{"role":"user","content":"hi"}]}`)
+	}
+	_, failed, err := mustLoad(t, opts).Record(RecordOptions{})
+	if err == nil || len(failed) != 1 {
+		t.Fatalf("record: err %v, failed %v", err, failed)
+	}
+	failureWith(t, failed[0].Failures, CheckRepeat, "run 2 differs from run 1", "differs at system")
+	entries, err := os.ReadDir(opts.Golden)
+	if err != nil || len(entries) != 0 {
+		t.Errorf("golden directory after a failed record: %v %v", entries, err)
 	}
 }

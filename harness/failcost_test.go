@@ -172,6 +172,55 @@ func TestRepeatFailurePricesTheDrift(t *testing.T) {
 	}
 }
 
+// TestRepeatFailurePricesTheLaterRun: run 1's request is the one cached
+// and the repeat run's the one sent next, so a run that adds a tool is
+// priced on its own, longer header, and reports the tool added, not
+// removed.
+func TestRepeatFailurePricesTheLaterRun(t *testing.T) {
+	const system = `[{"type":"text","text":"Be brief."}]`
+	const messages = `[{"role":"user","content":"What is in go.mod?"}]`
+	tool := func(name, desc string) string {
+		return fmt.Sprintf(`{"name":%q,"description":%q,"input_schema":{"type":"object","properties":{"path":{"type":"string"}}}}`, name, desc)
+	}
+	t0, t1, t2 := tool("read_file", "Read a file from the workspace."), tool("grep", "Search the workspace for a pattern."), tool("list_dir", "List a directory and every file in it, with sizes.")
+	toolsOf := func(run int64) string {
+		if run == 1 {
+			return "[" + t0 + "," + t1 + "]"
+		}
+		return "[" + t0 + "," + t2 + "," + t1 + "]"
+	}
+	var runs atomic.Int64
+	agent := func(ctx context.Context, s *Session) error {
+		body := `{"model":"claude-sonnet-4-5","max_tokens":100,"system":` + system + `,"tools":` + toolsOf(runs.Add(1)) + `,"messages":` + messages + `}`
+		return postMessages(ctx, s, body)
+	}
+	dir := t.TempDir()
+	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1, Agent: agent}
+	for _, d := range []string{opts.Fixtures, opts.Golden} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(opts.Fixtures, "grow.json"), `{"description": "the second run adds a tool", "runs": 2, "agent": {}, "replies": [{"text": "A Go module."}]}`)
+	s := mustLoad(t, opts)
+	_, res := s.Check(s.Fixture("grow"))
+	f := failureWith(t, res.Failures, CheckRepeat, "run 2 differs from run 1", "differs at tools.1 (kinds: added)")
+	if m := f.Mismatch; m == nil || strings.Join(m.Added, ",") != "list_dir" || len(m.Removed) != 0 || strings.Join(m.Kinds, ",") != "added" {
+		t.Fatalf("mismatch %+v, want list_dir added", f.Mismatch)
+	}
+	// The tools part of run 2's request: kept up to the first byte of
+	// list_dir's name, lost from there on, with the system text and
+	// the conversation.
+	a, b := []byte(toolsOf(1)), []byte(toolsOf(2))
+	off := bytesAlike(a, b)
+	if !bytes.HasPrefix(b[off:], []byte(`list_dir"`)) {
+		t.Fatalf("the tools differ first at %q", b[off:])
+	}
+	kept := o200k(t, b[:off])
+	lost := o200k(t, b[off:]) + o200k(t, []byte(system)) + o200k(t, []byte(messages))
+	wantCost(t, f, o200k(t, b)+o200k(t, []byte(system)), kept, lost, "tools", off, len(b))
+}
+
 // pricedFixture is a reference fixture on a model the rate table prices,
 // whose second plugin registers before step 2 (a change header there).
 const pricedFixture = `{

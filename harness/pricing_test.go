@@ -89,6 +89,49 @@ func TestPinnedLogRebuildsTheRun(t *testing.T) {
 	}
 }
 
+// TestPinnedLogRebuildsChangingHeaders: a pinned captured scenario whose
+// system text changes at its second request and whose tools change at its
+// third is rebuilt from its sidecars byte for byte: each header takes the
+// system section from its own marker on and the tools list of its change.
+func TestPinnedLogRebuildsChangingHeaders(t *testing.T) {
+	dir := t.TempDir()
+	agent := func(ctx context.Context, s *Session) error {
+		tools := `[{"name":"read","input_schema":{"type":"object"}}]`
+		for i, system := range []string{"Be brief.", `Be brief.\nCite files.`, `Be brief.\nCite files.`} {
+			if i == 2 {
+				tools = `[{"name":"read","input_schema":{"type":"object"}},{"name":"grep","input_schema":{"type":"object"}}]`
+			}
+			if err := postMessages(ctx, s, `{"model":"m","max_tokens":9,"system":"`+system+`","tools":`+tools+`,"messages":[{"role":"user","content":"hi"}]}`); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1, Agent: agent}
+	for _, d := range []string{opts.Fixtures, opts.Golden} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(opts.Fixtures, "changes.json"), `{"description": "d", "pin": true, "runs": 1, "agent": {},
+  "replies": [{"text": "a"}, {"text": "b"}, {"text": "c"}]}`)
+	s := mustLoad(t, opts)
+	if _, failed, err := s.Record(RecordOptions{}); err != nil {
+		t.Fatalf("record: %v %v", err, failed[0].Failures)
+	}
+	out, res := s.Check(s.Fixture("changes"))
+	if out == nil {
+		t.Fatalf("%v", res.Failures)
+	}
+	if n := bytes.Count(out.Log, []byte(`"type":"request/header"`)); n != 3 {
+		t.Fatalf("%d header events, want 3:\n%s", n, out.Log)
+	}
+	g := func(ext string) []byte { return readFile(t, filepath.Join(opts.Golden, "changes"+ext)) }
+	if got, ok := pinnedLog(g(".golden"), g(".system.md"), g(".tools.json"), out.Log); !ok || !bytes.Equal(got, out.Log) {
+		t.Fatalf("rebuilt (%v):\n%s\nwant:\n%s", ok, got, out.Log)
+	}
+}
+
 // TestPinnedFailurePricesTheDrift: a pinned scenario whose last tool
 // changed fails its tools sidecar, and the failure carries the cache lines
 // replay diff prints for the two full logs.
@@ -123,6 +166,35 @@ func TestPinnedFailurePricesTheDrift(t *testing.T) {
 		if o.Mismatch != nil && o.Mismatch != f.Mismatch && len(o.Mismatch.Cache) > 0 {
 			t.Errorf("second cache line on %v", o)
 		}
+	}
+}
+
+// TestPinnedCostGoesWithTheFirstFailure: a pin whose golden log and
+// tools sidecar both differ has its drift priced once, on the first of
+// those failures, the golden log's.
+func TestPinnedCostGoesWithTheFirstFailure(t *testing.T) {
+	opts := copyBundled(t)
+	opts.Shuffle = -1
+	tamperLine(t, filepath.Join(opts.Golden, "text-turn.golden"), 4, `"model":"m-1"`, `"model":"m-0"`)
+	p := filepath.Join(opts.Golden, "text-turn.tools.json")
+	writeFile(t, p, strings.Replace(string(readFile(t, p)), `"description": "`, `"description": "X`, 1))
+	fails := replayOne(t, mustLoad(t, opts), "text-turn")
+	failureWith(t, fails, CheckSidecar, "text-turn.tools.json")
+	var priced []Check
+	first := -1
+	for i, f := range fails {
+		if f.Mismatch == nil {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		if len(f.Mismatch.Cache) > 0 {
+			priced = append(priced, f.Check)
+		}
+	}
+	if first < 0 || fails[first].Check != CheckGolden || !slices.Equal(priced, []Check{CheckGolden}) {
+		t.Errorf("priced %v; want the golden log's failure alone, the first of:\n%v", priced, fails)
 	}
 }
 

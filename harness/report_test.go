@@ -141,6 +141,21 @@ func TestTamperByteOrderMark(t *testing.T) {
 	}
 }
 
+// A byte that is not UTF-8 in a templated golden log's header is the
+// file's form, not a header drift: the failure says so and prices
+// nothing.
+func TestTamperInvalidUTF8InHeaderIsNotPriced(t *testing.T) {
+	opts := copyBundled(t)
+	opts.Shuffle = -1
+	path := filepath.Join(opts.Golden, "tool-turn.golden")
+	tamperLine(t, path, 4, `"model":"m-1"`, "\"model\":\"m-\xff1\"")
+	f := failureWith(t, replayOne(t, mustLoad(t, opts), "tool-turn"), CheckGolden)
+	checkMismatch(t, f, "tool-turn.golden", 4, "data.header.config.model", "not valid UTF-8")
+	if len(f.Mismatch.Kinds) > 0 || len(f.Mismatch.Cache) > 0 || f.Mismatch.Cost != nil {
+		t.Errorf("a byte that is not UTF-8 is priced as a header drift: %s", f)
+	}
+}
+
 // A byte that is not UTF-8 in a golden log is shown escaped, never raw,
 // and the file is said not to be UTF-8.
 func TestTamperInvalidUTF8(t *testing.T) {

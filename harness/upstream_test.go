@@ -3,12 +3,14 @@ package harness
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -490,5 +492,45 @@ func TestPinnedGeminiToolsObject(t *testing.T) {
 	tools := string(readFile(t, filepath.Join(opts.Golden, "g.tools.json")))
 	if !strings.Contains(tools, `"initial": {`) || !strings.Contains(tools, `"name": "lookup"`) {
 		t.Errorf("tools sidecar:\n%s", tools)
+	}
+}
+
+// A subprocess agent recorded from a real provider keeps the machine's
+// API keys and its other credentials (the proxy forwards what it sends):
+// no dummy key replaces them, none is unset.
+func TestRecordFromUpstreamAgentKeepsItsCredentials(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl for the sh agent")
+	}
+	t.Setenv("ANTHROPIC_API_KEY", secret)
+	for _, k := range []string{"ANTHROPIC_AUTH_TOKEN", "AZURE_OPENAI_API_KEY", "OPENAI_ADMIN_KEY", "GOOGLE_APPLICATION_CREDENTIALS"} {
+		t.Setenv(k, "REAL-"+k)
+	}
+	up := startUpstream(t, "")
+	dir := t.TempDir()
+	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1, Upstream: &Upstream{URL: up.URL}}
+	for _, d := range []string{opts.Fixtures, opts.Golden} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "env.out")
+	script := `printf '%s|%s|%s|%s\n' "$ANTHROPIC_AUTH_TOKEN" "$AZURE_OPENAI_API_KEY" "$OPENAI_ADMIN_KEY" "$GOOGLE_APPLICATION_CREDENTIALS" >> ` + out + `
+curl -sS -f -o /dev/null -H 'content-type: application/json' -H "x-api-key: $ANTHROPIC_API_KEY" \
+  -d '{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}' "$ANTHROPIC_BASE_URL/v1/messages"`
+	b, _ := json.Marshal([]string{"sh", "-c", script})
+	writeFile(t, filepath.Join(opts.Fixtures, "x.json"), `{"description":"d","runs":1,"agent":{"exec":`+string(b)+`}}`+"\n")
+	if _, failed, err := mustLoad(t, opts).Record(RecordOptions{}); err != nil {
+		t.Fatalf("record: %v %v", err, failed)
+	}
+	up.mu.Lock()
+	keys := slices.Clone(up.keys)
+	up.mu.Unlock()
+	if len(keys) != 1 || keys[0] != secret {
+		t.Errorf("the upstream got keys %q, want the machine's", keys)
+	}
+	got := string(readFile(t, out))
+	if want := "REAL-ANTHROPIC_AUTH_TOKEN|REAL-AZURE_OPENAI_API_KEY|REAL-OPENAI_ADMIN_KEY|REAL-GOOGLE_APPLICATION_CREDENTIALS\n"; got != want {
+		t.Errorf("the agent saw %q, want %q", got, want)
 	}
 }

@@ -300,3 +300,43 @@ func TestSystemCauses(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiReplacedAcrossEntries: a tool replaced by another in the
+// same flattened position, where one side has it in an earlier tools
+// entry than the other, is reported first where it comes first in its
+// header: at the earlier entry, whichever side that is.
+func TestGeminiReplacedAcrossEntries(t *testing.T) {
+	// x is A's second tool, in its second entry (tools.1.functionDeclarations.0);
+	// y is B's second tool, in its first entry (tools.0.functionDeclarations.1).
+	a := `{"contents":[],"tools":[{"functionDeclarations":[{"name":"a"}]},{"functionDeclarations":[{"name":"x"}]}]}`
+	b := `{"contents":[],"tools":[{"functionDeclarations":[{"name":"a"},{"name":"y"}]}]}`
+	atX, atY := strings.Index(a, `{"name":"x"}`), strings.Index(b, `{"name":"y"}`)
+	for _, c := range []struct {
+		name, a, b  string
+		first, then Diff
+		offA, offB  int
+	}{
+		{"added first", a, b,
+			Diff{Path: "tools.0.functionDeclarations.1", Kind: Added, Tool: "y", OffsetA: -1, OffsetB: atY},
+			Diff{Path: "tools.1.functionDeclarations.0", Kind: Removed, Tool: "x", OffsetA: atX, OffsetB: -1},
+			-1, atY},
+		{"removed first", b, a,
+			Diff{Path: "tools.0.functionDeclarations.1", Kind: Removed, Tool: "y", OffsetA: atY, OffsetB: -1},
+			Diff{Path: "tools.1.functionDeclarations.0", Kind: Added, Tool: "x", OffsetA: -1, OffsetB: atX},
+			atY, -1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := compareBytes(t, []byte(c.a+"\n"), []byte(c.b+"\n"), Options{})
+			checkDrift(t, res, 1, "tools.0.functionDeclarations.1", Added, Removed)
+			d := res.First
+			if len(d.Diffs) != 2 || d.Diffs[0] != c.first || d.Diffs[1] != c.then {
+				t.Errorf("diffs %+v, want %+v then %+v", d.Diffs, c.first, c.then)
+			}
+			// The side the first difference is absent from has no later
+			// difference at its path: no offset.
+			if d.A.Offset != c.offA || d.B.Offset != c.offB {
+				t.Errorf("offsets A %d, B %d; want %d, %d", d.A.Offset, d.B.Offset, c.offA, c.offB)
+			}
+		})
+	}
+}

@@ -287,3 +287,22 @@ func TestIdenticalInputsAreStillRead(t *testing.T) {
 		}
 	}
 }
+
+// TestReorderTieShowsPositions: with the same tools on both sides, the
+// tools whose position changed are the moved ones when they are no more
+// than a longest common order leaves out, a tie included. a b c against
+// c b a: a and c changed places, b kept its own; any longest common
+// order keeps one tool, so two are out of it either way.
+func TestReorderTieShowsPositions(t *testing.T) {
+	a := `{"model":"m","messages":[],"tools":[{"name":"a"},{"name":"b"},{"name":"c"}]}`
+	b := `{"model":"m","messages":[],"tools":[{"name":"c"},{"name":"b"},{"name":"a"}]}`
+	res := compareBytes(t, []byte(a+"\n"), []byte(b+"\n"), Options{})
+	checkDrift(t, res, 1, "tools.0", Reorder)
+	l := res.First.Tools
+	if l == nil || !slices.Equal(l.Moved, []string{"a", "c"}) || !slices.Equal(l.MovedA, []int{0, 2}) || !slices.Equal(l.MovedB, []int{0, 2}) {
+		t.Fatalf("tool lists %+v, want a and c moved, at 0 and 2 on both sides", l)
+	}
+	if d := res.First.Diffs; len(d) != 1 || d[0].Tool != "a" {
+		t.Errorf("diffs %+v, want one reorder of a", d)
+	}
+}
