@@ -14,23 +14,29 @@ import (
 )
 
 // hopRequest is what the agent sends through the proxy besides its key:
-// every hop-by-hop header, and an Accept-Encoding of its own.
+// every hop-by-hop header, one its Connection header names, a proxy
+// credential, and an Accept-Encoding of its own.
 var hopRequest = map[string]string{
-	"Connection":       "keep-alive",
-	"Keep-Alive":       "timeout=7",
-	"Proxy-Connection": "keep-alive",
-	"Te":               "trailers",
-	"Upgrade":          "hop-test/1",
-	"Accept-Encoding":  "gzip, deflate, br",
+	"Connection":          "keep-alive, X-Hop-Only",
+	"X-Hop-Only":          "1",
+	"Proxy-Authorization": "Basic cHJveHk6c2VjcmV0",
+	"Keep-Alive":          "timeout=7",
+	"Proxy-Connection":    "keep-alive",
+	"Te":                  "trailers",
+	"Upgrade":             "hop-test/1",
+	"Accept-Encoding":     "gzip, deflate, br",
 }
 
 // hopResponse is what the upstream answers besides the reply: every
-// hop-by-hop header a handler can set, and one the agent must get.
+// hop-by-hop header a handler can set, a proxy challenge, and one header
+// its Connection header names (set apart, in the handler).
 var hopResponse = map[string]string{
-	"Keep-Alive":       "timeout=9",
-	"Proxy-Connection": "keep-alive",
-	"Te":               "trailers",
-	"Upgrade":          "hop-test/2",
+	"Proxy-Authenticate": `Basic realm="hop"`,
+	"X-Upstream-Hop":     "1",
+	"Keep-Alive":         "timeout=9",
+	"Proxy-Connection":   "keep-alive",
+	"Te":                 "trailers",
+	"Upgrade":            "hop-test/2",
 }
 
 // The recording proxy forwards the agent's end-to-end headers and none of
@@ -67,6 +73,7 @@ func TestProxyHopByHopHeaders(t *testing.T) {
 				for k, v := range hopResponse {
 					w.Header().Set(k, v)
 				}
+				w.Header().Set("Connection", "X-Upstream-Hop")
 				w.Header().Set("Request-Id", "req_real_1")
 				w.Header().Set("Content-Type", ct)
 				if gz && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {

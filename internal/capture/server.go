@@ -346,11 +346,32 @@ func writeRecorded(w http.ResponseWriter, rec *wire.Recorded) {
 	io.WriteString(w, rec.Body)
 }
 
-// hopHeaders are not forwarded either way; Accept-Encoding is left to
+// hopHeaders are not forwarded either way (RFC 9110 §7.6.1, with the
+// proxy credentials of the hop: a Proxy-Authorization the agent sent
+// this proxy is not the provider's to see); Accept-Encoding is left to
 // the client so that the response read here is the decoded one.
 var hopHeaders = map[string]bool{"Connection": true, "Keep-Alive": true, "Proxy-Connection": true, "Te": true,
 	"Trailer": true, "Transfer-Encoding": true, "Upgrade": true, "Host": true, "Content-Length": true,
-	"Accept-Encoding": true, "Content-Encoding": true}
+	"Accept-Encoding": true, "Content-Encoding": true, "Proxy-Authorization": true, "Proxy-Authenticate": true}
+
+// copyEndToEnd copies the headers of src that are not hop-by-hop into
+// dst: neither those of hopHeaders nor those src's Connection header
+// names, which are this hop's too.
+func copyEndToEnd(dst, src http.Header) {
+	named := map[string]bool{}
+	for _, v := range src.Values("Connection") {
+		for _, f := range strings.Split(v, ",") {
+			if f = strings.TrimSpace(f); f != "" {
+				named[http.CanonicalHeaderKey(f)] = true
+			}
+		}
+	}
+	for k, vs := range src {
+		if ck := http.CanonicalHeaderKey(k); !hopHeaders[ck] && !named[ck] {
+			dst[k] = vs
+		}
+	}
+}
 
 // proxy forwards one generation request upstream, streams the answer
 // back to the agent as it arrives and records it.
@@ -374,11 +395,7 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, 
 		return
 	}
 	req.URL = up.URL
-	for k, vs := range r.Header {
-		if !hopHeaders[http.CanonicalHeaderKey(k)] {
-			req.Header[k] = vs
-		}
-	}
+	copyEndToEnd(req.Header, r.Header)
 	resp, err := s.client.Do(req)
 	if err != nil {
 		// The error quotes the URL: it is shown as the messages show it.
@@ -392,11 +409,7 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, 
 		fail(http.StatusBadGateway, "upstream %s answered HTTP %d, a redirect, which the recording proxy does not follow or pass on", shown, resp.StatusCode)
 		return
 	}
-	for k, vs := range resp.Header {
-		if !hopHeaders[http.CanonicalHeaderKey(k)] {
-			w.Header()[k] = vs
-		}
-	}
+	copyEndToEnd(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
 	rc := http.NewResponseController(w)
 	var got bytes.Buffer
