@@ -33,6 +33,7 @@ func TestRecordAdvice(t *testing.T) {
 
 func TestVerified(t *testing.T) {
 	ref, pinned, captured := &Fixture{}, &Fixture{Pin: true}, &Fixture{Agent: &AgentSpec{}}
+	hashFixed := &Fixture{Agent: &AgentSpec{Exec: []string{"agent"}, Env: map[string]string{"PYTHONHASHSEED": "0"}}}
 	for _, c := range []struct {
 		f    *Fixture
 		runs int
@@ -42,6 +43,11 @@ func TestVerified(t *testing.T) {
 		{pinned, 9, "rebuild, golden, sidecars and 8 permutation runs match"},
 		{captured, 1, "rebuild, golden match; 1 run of the agent logged the same bytes"},
 		{captured, 4, "rebuild, golden match; 4 runs of the agent logged the same bytes"},
+		// What agent.env keeps fixed is said once there are two runs to
+		// differ, and not for one.
+		{hashFixed, 2, "rebuild, golden match; 2 runs of the agent logged the same bytes; " +
+			"agent.env sets PYTHONHASHSEED=0, so the repeat pass does not vary it (0 turns Python's hash randomisation off)"},
+		{hashFixed, 1, "rebuild, golden match; 1 run of the agent logged the same bytes"},
 	} {
 		if got := Verified(c.f, &Result{Runs: c.runs}); got != c.want {
 			t.Errorf("%q, want %q", got, c.want)

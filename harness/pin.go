@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/logformat"
@@ -30,6 +31,18 @@ import (
 
 // markerPrefix starts the line before each later system prompt.
 const markerPrefix = "<!-- headergold: header "
+
+// markerHeader returns the header number a marker line names, and
+// whether line is a marker that names one.
+func markerHeader(line []byte) (int, bool) {
+	rest, ok := bytes.CutPrefix(line, []byte(markerPrefix))
+	if !ok {
+		return 0, false
+	}
+	digits := rest[:len(rest)-len(bytes.TrimLeft(rest, "0123456789"))]
+	n, err := strconv.Atoi(string(digits))
+	return n, err == nil
+}
 
 // headerEvent is one request/header event of a full log.
 type headerEvent struct {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/headergold/headergold/internal/canon"
@@ -272,13 +271,8 @@ func systemSections(md []byte) []section {
 		if !ok {
 			return out
 		}
-		digits := marker[len(markerPrefix):]
-		n := 0
-		for n < len(digits) && digits[n] >= '0' && digits[n] <= '9' {
-			n++
-		}
-		header, err := strconv.Atoi(string(digits[:n]))
-		if err != nil {
+		header, ok := markerHeader(marker)
+		if !ok {
 			return out
 		}
 		rest = bytes.TrimPrefix(rest, []byte{'\n'})

@@ -271,14 +271,17 @@ func lineMismatch(file string, n int, want, got []byte, names sides) *Mismatch {
 }
 
 // systemMismatch names the header whose system text differs in a
-// NAME.system.md sidecar: each later header starts after a marker line.
+// NAME.system.md sidecar: each later header starts after a marker line,
+// which names it (headers whose system text did not change have none).
 func systemMismatch(m *Mismatch, want []byte) *Mismatch {
 	header := 1
 	for i, line := range splitLines(want) {
 		if i+1 >= m.Line {
 			break
 		}
-		if bytes.HasPrefix(line, []byte(markerPrefix)) {
+		if n, ok := markerHeader(line); ok {
+			header = n
+		} else if bytes.HasPrefix(line, []byte(markerPrefix)) {
 			header++
 		}
 	}

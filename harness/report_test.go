@@ -187,3 +187,32 @@ func TestTamperSidecarCRLF(t *testing.T) {
 		})
 	}
 }
+
+// A difference in a system-prompt sidecar names the header whose text
+// differs as its marker line names it: headers that kept the system text
+// have no section, so the section's place is not the header's number.
+func TestSystemSidecarNamesTheMarkersHeader(t *testing.T) {
+	const marker = "<!-- headergold: header 5 (change, turn 2, step 1) -->"
+	for _, c := range []struct {
+		want, got string
+		line      int
+		what      string
+	}{
+		{"A\n\n" + marker + "\n\nB\n", "A\n\n" + marker + "\n\nC\n", 5, "the system prompt of header 5 differs"},
+		{"A\n\n" + marker + "\n\nB\n", "Z\n\n" + marker + "\n\nB\n", 1, "the system prompt of header 1 differs"},
+	} {
+		m := Compare("x.system.md", []byte(c.want), []byte(c.got))
+		if m == nil || m.Line != c.line || !strings.HasPrefix(m.Reason, c.what) {
+			t.Errorf("Compare(%q, %q) = %+v, want line %d and %q", c.want, c.got, m, c.line, c.what)
+		}
+	}
+}
+
+// Two runs of one fixture (file "log") are named as such, not as the
+// golden file and the run.
+func TestCompareNamesTwoRuns(t *testing.T) {
+	m := Compare("log", []byte(`{"a":1}`+"\n"), []byte(`{"a":1,"b":2}`+"\n"))
+	if m == nil || m.Path != "b" || !strings.Contains(m.Reason, "b: missing in the first run, present in this run") {
+		t.Errorf("Compare(log) = %+v", m)
+	}
+}

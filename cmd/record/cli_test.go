@@ -27,6 +27,8 @@ func TestRecordUsageErrors(t *testing.T) {
 		{[]string{"x"}, "record: unexpected argument \"x\" (record takes flags only)\n"},
 		{[]string{"-check", "x", "-prune"}, "record: unexpected argument \"x\" (record takes flags only)\n"},
 		{[]string{"-o", "f", "-check"}, "record: -o writes one log and cannot be combined with -check, -prune or -json\n"},
+		{[]string{"-o", "f", "-prune"}, "record: -o writes one log and cannot be combined with -check, -prune or -json\n"},
+		{[]string{"-json", "-o", "f"}, "record: -o writes one log and cannot be combined with -check, -prune or -json\n"},
 		{[]string{"-listen-remote"}, "record: -listen-remote needs -listen\n"},
 		{[]string{"help", "me"}, "record: help takes no topic; got \"me\"\n"},
 		{[]string{"-shuffle", "x"}, "record: flag provided but not defined: -shuffle\n"},
@@ -214,7 +216,7 @@ func TestRecordJSON(t *testing.T) {
 		fr.Seed != 3 || !strings.Contains(fr.Reproduce, "-check") || len(fr.Failures) == 0 || fr.Failures[0].Check != "repeat" {
 		t.Errorf("exit %d:\n%s", code, stdout)
 	}
-	if !strings.Contains(lines[1], `"summary":true`) || !strings.Contains(lines[1], `"failed":1`) || !strings.Contains(lines[1], `"error":`) {
+	if !strings.Contains(lines[1], `"summary":true`) || !strings.Contains(lines[1], `"check":true`) || !strings.Contains(lines[1], `"failed":1`) || !strings.Contains(lines[1], `"error":`) {
 		t.Errorf("summary %s", lines[1])
 	}
 	if !strings.Contains(lines[0], `"want":`) || !strings.Contains(lines[0], `"got":`) {

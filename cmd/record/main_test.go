@@ -189,6 +189,11 @@ func TestRecordOrphansAndPrune(t *testing.T) {
 	if _, err := os.Stat(orphan); err == nil {
 		t.Error("-prune left the orphan")
 	}
+	// With -prune the summary counts what it removed, none too.
+	code, out, _ = record(t, "-fixtures", fx, "-golden", gd, "-prune")
+	if code != exitOK || !strings.HasSuffix(out, " unchanged, 0 removed\n") {
+		t.Errorf("-prune with no orphan: exit %d\n%s", code, out)
+	}
 }
 
 // TestGoldieUpdateParity: recording into an empty golden directory, with

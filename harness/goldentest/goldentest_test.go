@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -226,5 +227,102 @@ func TestLogDirWritesFullLogs(t *testing.T) {
 	entries, _ := os.ReadDir(opts.Golden)
 	if len(entries) != 2 {
 		t.Errorf("golden directory holds %d files", len(entries))
+	}
+}
+
+// TestSubtestsNameTheFixtureAndTakeTheSeed: each fixture is the subtest
+// PARENT/NAME, which go test -run selects; HEADERGOLD_SEED is the seed a
+// failure reports, and one that is not a number fails the test. Test
+// runs in a child process, where its failure is the expected output.
+func TestSubtestsNameTheFixtureAndTakeTheSeed(t *testing.T) {
+	if dir := os.Getenv("HEADERGOLD_TEST_SUBTESTS_DIR"); dir != "" {
+		Test(t, harness.Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Shuffle: 1})
+		return
+	}
+	opts := layout(t, "one", "two")
+	writeFile(t, filepath.Join(opts.Fixtures, "one.json"), strings.Replace(minimalFixture, `"hello"`, `"hi there"`, 1))
+	child := func(pattern, seed string) (string, error) {
+		cmd := exec.Command(os.Args[0], "-test.run", pattern, "-test.v")
+		cmd.Env = append(os.Environ(), "HEADERGOLD_TEST_SUBTESTS_DIR="+filepath.Dir(opts.Fixtures), "HEADERGOLD_SEED="+seed, "GOLDIE_UPDATE=", "CI=")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	const parent = "TestSubtestsNameTheFixtureAndTakeTheSeed"
+	out, err := child("^"+parent+"$", "4242")
+	if err == nil {
+		t.Fatalf("the child passed:\n%s", out)
+	}
+	for _, want := range []string{
+		"--- FAIL: " + parent + "/one ",
+		"--- PASS: " + parent + "/two ",
+		"seed 4242: reproduce with HEADERGOLD_SEED=4242 go test -run '^" + parent + "$/^one$'",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("go test output lacks %q:\n%s", want, out)
+		}
+	}
+	// go test selects the passing subtest by the fixture's name alone.
+	if out, err := child("^"+parent+"$/^two$", ""); err != nil || !strings.Contains(out, "--- PASS: "+parent+"/two ") || strings.Contains(out, parent+"/one") {
+		t.Errorf("-run %s/^two$: %v\n%s", parent, err, out)
+	}
+	if out, err := child("^"+parent+"$/^two$", "x"); err == nil || !strings.Contains(out, `HEADERGOLD_SEED="x"`) {
+		t.Errorf("HEADERGOLD_SEED=x: %v\n%s", err, out)
+	}
+}
+
+// TestRecordingRefusedUnderCI: GOLDIE_UPDATE=1 with CI set fails the test
+// and writes nothing. Test runs in a child process.
+func TestRecordingRefusedUnderCI(t *testing.T) {
+	if dir := os.Getenv("HEADERGOLD_TEST_CI_DIR"); dir != "" {
+		Test(t, harness.Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Shuffle: -1})
+		return
+	}
+	opts := layout(t, "one")
+	writeFile(t, filepath.Join(opts.Fixtures, "two.json"), minimalFixture) // a golden log to create
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestRecordingRefusedUnderCI$", "-test.v")
+	cmd.Env = append(os.Environ(), "HEADERGOLD_TEST_CI_DIR="+filepath.Dir(opts.Fixtures), "GOLDIE_UPDATE=1", "CI=true")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "refusing to record golden files with CI=true") {
+		t.Errorf("want a failure that refuses, got %v:\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(opts.Golden, "two.golden")); !os.IsNotExist(err) {
+		t.Errorf("two.golden was written under CI: %v", err)
+	}
+}
+
+// With GOLDIE_UPDATE, the caller's Options.Run selects what is recorded
+// when go test's -run selects every subtest.
+func TestRecordingKeepsOptionsRun(t *testing.T) {
+	dir := t.TempDir()
+	opts := harness.Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1, Run: regexp.MustCompile("^a$")}
+	for _, name := range []string{"a", "b"} {
+		writeFile(t, filepath.Join(opts.Fixtures, name+".json"), minimalFixture)
+	}
+	fl := flag.Lookup("test.run")
+	old := fl.Value.String()
+	t.Cleanup(func() { fl.Value.Set(old) })
+	fl.Value.Set("^" + t.Name() + "$")
+	t.Setenv("GOLDIE_UPDATE", "1")
+	t.Setenv("CI", "")
+	Test(t, opts)
+	if _, err := os.Stat(filepath.Join(opts.Golden, "a.golden")); err != nil {
+		t.Errorf("a was not recorded: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(opts.Golden, "b.golden")); err == nil {
+		t.Error("b was recorded although Options.Run selects a only")
+	}
+}
+
+// GOLDIE_UPDATE turns recording on with 1, true or t, in any case, and
+// nothing else.
+func TestUpdatingValues(t *testing.T) {
+	if fl := flag.Lookup("update"); fl != nil && fl.Value.String() == "true" {
+		t.Skip("goldie's -update flag is on")
+	}
+	for v, want := range map[string]bool{"1": true, "true": true, "TRUE": true, "t": true, "T": true, "": false, "0": false, "false": false, "yes": false} {
+		t.Setenv("GOLDIE_UPDATE", v)
+		if got := Updating(); got != want {
+			t.Errorf("GOLDIE_UPDATE=%q: Updating() = %v, want %v", v, got, want)
+		}
 	}
 }

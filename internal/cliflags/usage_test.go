@@ -55,3 +55,16 @@ func TestParse(t *testing.T) {
 		}
 	}
 }
+
+// A usage error is one line of error, whatever the message holds.
+func TestFailIsOneLine(t *testing.T) {
+	cmd := Command{Name: "tool", Usage: "usage: tool [flags]"}
+	var w strings.Builder
+	if code := cmd.Fail(&w, "-x %q:\n%s", "a", "two\nlines"); code != ExitUsage {
+		t.Errorf("exit %d", code)
+	}
+	const want = "tool: -x \"a\": two lines\nusage: tool [flags]\nRun 'tool -h' for details.\n"
+	if w.String() != want {
+		t.Errorf("Fail wrote %q, want %q", w.String(), want)
+	}
+}
