@@ -144,15 +144,7 @@ func TestRepeatFailurePricesTheDrift(t *testing.T) {
 		body := `{"model":"claude-sonnet-4-5","max_tokens":100,"system":` + system + `,"tools":` + toolsOf(runs.Add(1)) + `,"messages":` + messages + `}`
 		return postMessages(ctx, s, body)
 	}
-	dir := t.TempDir()
-	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1, Agent: agent}
-	for _, d := range []string{opts.Fixtures, opts.Golden} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	writeFile(t, filepath.Join(opts.Fixtures, "swap.json"), `{"description": "the second run swaps two tools", "runs": 2, "agent": {}, "replies": [{"text": "A Go module."}]}`)
-	s := mustLoad(t, opts)
+	s := twoRunSuite(t, "swap", "the second run swaps two tools", agent)
 	out, res := s.Check(s.Fixture("swap"))
 	if out == nil {
 		t.Fatalf("%v", res.Failures)
@@ -194,15 +186,7 @@ func TestRepeatFailurePricesTheLaterRun(t *testing.T) {
 		body := `{"model":"claude-sonnet-4-5","max_tokens":100,"system":` + system + `,"tools":` + toolsOf(runs.Add(1)) + `,"messages":` + messages + `}`
 		return postMessages(ctx, s, body)
 	}
-	dir := t.TempDir()
-	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1, Agent: agent}
-	for _, d := range []string{opts.Fixtures, opts.Golden} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	writeFile(t, filepath.Join(opts.Fixtures, "grow.json"), `{"description": "the second run adds a tool", "runs": 2, "agent": {}, "replies": [{"text": "A Go module."}]}`)
-	s := mustLoad(t, opts)
+	s := twoRunSuite(t, "grow", "the second run adds a tool", agent)
 	_, res := s.Check(s.Fixture("grow"))
 	f := failureWith(t, res.Failures, CheckRepeat, "run 2 differs from run 1", "differs at tools.1 (kinds: added)")
 	if m := f.Mismatch; m == nil || strings.Join(m.Added, ",") != "list_dir" || len(m.Removed) != 0 || strings.Join(m.Kinds, ",") != "added" {
@@ -367,4 +351,19 @@ func TestGoldenHiddenFailureSaysWhyNotPriced(t *testing.T) {
 		!strings.Contains(f.String(), "\n  cache: not priced: ") {
 		t.Fatalf("failure:\n%s\nnote %q", f, m.CostNote)
 	}
+}
+
+// twoRunSuite loads a suite of one in-process captured scenario, name,
+// that runs agent twice for one scripted reply.
+func twoRunSuite(t *testing.T, name, description string, agent func(context.Context, *Session) error) *Suite {
+	t.Helper()
+	dir := t.TempDir()
+	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1, Agent: agent}
+	for _, d := range []string{opts.Fixtures, opts.Golden} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(opts.Fixtures, name+".json"), `{"description": "`+description+`", "runs": 2, "agent": {}, "replies": [{"text": "A Go module."}]}`)
+	return mustLoad(t, opts)
 }

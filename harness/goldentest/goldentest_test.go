@@ -63,13 +63,21 @@ func TestRecordingFollowsGoTestRun(t *testing.T) {
 	dir := t.TempDir()
 	opts := harness.Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1}
 	os.MkdirAll(opts.Fixtures, 0o755)
+	recordAOfAB(t, opts, t.Name()+"/^a$", "-run")
+}
+
+// recordAOfAB records, with go test's -run set to run, a suite of the
+// fixtures a and b, and checks that only a was recorded (what selects it
+// said in the message).
+func recordAOfAB(t *testing.T, opts harness.Options, run, selector string) {
+	t.Helper()
 	for _, name := range []string{"a", "b"} {
 		writeFile(t, filepath.Join(opts.Fixtures, name+".json"), minimalFixture)
 	}
 	fl := flag.Lookup("test.run")
 	old := fl.Value.String()
 	t.Cleanup(func() { fl.Value.Set(old) })
-	fl.Value.Set(t.Name() + "/^a$")
+	fl.Value.Set(run)
 	t.Setenv("GOLDIE_UPDATE", "1")
 	t.Setenv("CI", "")
 	Test(t, opts)
@@ -77,7 +85,7 @@ func TestRecordingFollowsGoTestRun(t *testing.T) {
 		t.Errorf("a was not recorded: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(opts.Golden, "b.golden")); err == nil {
-		t.Error("b was recorded although -run selects a only")
+		t.Errorf("b was recorded although %s selects a only", selector)
 	}
 }
 
@@ -295,22 +303,7 @@ func TestRecordingRefusedUnderCI(t *testing.T) {
 func TestRecordingKeepsOptionsRun(t *testing.T) {
 	dir := t.TempDir()
 	opts := harness.Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1, Run: regexp.MustCompile("^a$")}
-	for _, name := range []string{"a", "b"} {
-		writeFile(t, filepath.Join(opts.Fixtures, name+".json"), minimalFixture)
-	}
-	fl := flag.Lookup("test.run")
-	old := fl.Value.String()
-	t.Cleanup(func() { fl.Value.Set(old) })
-	fl.Value.Set("^" + t.Name() + "$")
-	t.Setenv("GOLDIE_UPDATE", "1")
-	t.Setenv("CI", "")
-	Test(t, opts)
-	if _, err := os.Stat(filepath.Join(opts.Golden, "a.golden")); err != nil {
-		t.Errorf("a was not recorded: %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(opts.Golden, "b.golden")); err == nil {
-		t.Error("b was recorded although Options.Run selects a only")
-	}
+	recordAOfAB(t, opts, "^"+t.Name()+"$", "Options.Run")
 }
 
 // GOLDIE_UPDATE turns recording on with 1, true or t, in any case, and
