@@ -4,8 +4,10 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -34,5 +36,25 @@ func TestLoadWaitsForARecordWriting(t *testing.T) {
 	s = mustLoad(t, opts)
 	if fs := s.Findings(); len(fs) != 1 || fs[0].Kind != Leftover || fs[0].File != tmp {
 		t.Errorf("findings %v, want the leftover %s", fs, tmp)
+	}
+}
+
+// TestLoadInterruptedWaitingForTheLock: a Load whose context ends while
+// it waits for a record's lock fails with the context's error instead of
+// reporting the record's temp files as leftovers.
+func TestLoadInterruptedWaitingForTheLock(t *testing.T) {
+	opts := copyBundled(t)
+	writeFile(t, filepath.Join(opts.Golden, ".text-turn.golden.headergold-tmp-42"), "being written\n")
+	unlock, err := lockDir(context.Background(), opts.Golden, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	opts.Context = ctx
+	s, err := Load(opts)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "while waiting for the lock on "+opts.Golden) {
+		t.Fatalf("Load = %v, %v; want interrupted while waiting for the lock", s, err)
 	}
 }
