@@ -326,9 +326,24 @@ func TestRecordLock(t *testing.T) {
 	// The wait itself: the lock Record asked for with LockWait gives up
 	// after LockWait, not after DefaultLockWait (the message above names
 	// the wait its deadline was set from).
+	// A wait that never gives up fails here, not at the test binary's
+	// timeout: the call is bounded by DefaultLockWait and a hang margin.
 	start = time.Now()
-	if _, err := lockDir(t.Context(), opts.Golden, 300*time.Millisecond); !errors.Is(err, ErrLocked) {
-		t.Errorf("lockDir on a held lock: %v, want ErrLocked", err)
+	waited := make(chan error, 1)
+	go func() {
+		unlock, err := lockDir(t.Context(), opts.Golden, 300*time.Millisecond)
+		if err == nil {
+			unlock()
+		}
+		waited <- err
+	}()
+	select {
+	case err := <-waited:
+		if !errors.Is(err, ErrLocked) {
+			t.Errorf("lockDir on a held lock: %v, want ErrLocked", err)
+		}
+	case <-time.After(DefaultLockWait + hangBound):
+		t.Fatalf("lockDir with a 300ms wait still waits %s later", DefaultLockWait+hangBound)
 	}
 	if d := time.Since(start); d < 300*time.Millisecond || d >= DefaultLockWait {
 		t.Errorf("lockDir with a 300ms wait gave up after %s", d)
