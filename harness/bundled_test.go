@@ -14,7 +14,13 @@ import (
 // runBundled runs a bundled fixture once, as listed.
 func runBundled(t *testing.T, name string) *runResult {
 	t.Helper()
-	f, err := loadFixture("../fixtures", name)
+	return runListed(t, "../fixtures", name)
+}
+
+// runListed runs the fixture name of dir once, as listed.
+func runListed(t *testing.T, dir, name string) *runResult {
+	t.Helper()
+	f, err := loadFixture(dir, name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -150,17 +150,25 @@ func capturedFixture(env string, extra string) string {
 `
 }
 
-// capturedSuite writes fixtures into a temp layout and loads it with
-// testAgent as the in-process agent.
-func capturedSuite(t *testing.T, fixtures map[string]string) (*Suite, Options) {
+// agentDirs makes empty fixtures and golden directories under a temp
+// directory and returns the options that run agent in-process there.
+func agentDirs(t *testing.T, agent AgentFunc) Options {
 	t.Helper()
 	dir := t.TempDir()
-	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1, Agent: testAgent}
+	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1, Agent: agent}
 	for _, d := range []string{opts.Fixtures, opts.Golden} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return opts
+}
+
+// capturedSuite writes fixtures into a temp layout and loads it with
+// testAgent as the in-process agent.
+func capturedSuite(t *testing.T, fixtures map[string]string) (*Suite, Options) {
+	t.Helper()
+	opts := agentDirs(t, testAgent)
 	for name, src := range fixtures {
 		writeFile(t, filepath.Join(opts.Fixtures, name+".json"), src)
 	}

@@ -357,13 +357,7 @@ func TestGoldenHiddenFailureSaysWhyNotPriced(t *testing.T) {
 // that runs agent twice for one scripted reply.
 func twoRunSuite(t *testing.T, name, description string, agent func(context.Context, *Session) error) *Suite {
 	t.Helper()
-	dir := t.TempDir()
-	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1, Agent: agent}
-	for _, d := range []string{opts.Fixtures, opts.Golden} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	opts := agentDirs(t, agent)
 	writeFile(t, filepath.Join(opts.Fixtures, name+".json"), `{"description": "`+description+`", "runs": 2, "agent": {}, "replies": [{"text": "A Go module."}]}`)
 	return mustLoad(t, opts)
 }

@@ -16,16 +16,7 @@ import (
 // "name" or "name:description") of every header its log holds.
 func opHeaders(t *testing.T, text string) (systems []string, tools [][]string) {
 	t.Helper()
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "ops.json"), text)
-	f, err := loadFixture(dir, "ops")
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := runFixture(f, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := runOps(t, text)
 	for _, ln := range splitLines(run.Log) {
 		h := gjson.GetBytes(ln, "data.header")
 		if !h.Exists() {
@@ -109,21 +100,12 @@ func TestAppendSectionGoesLast(t *testing.T) {
 // TestAddToolPastTheEnd: a position past the end fails the turn and
 // names the tool and the position.
 func TestAddToolPastTheEnd(t *testing.T) {
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "ops.json"), `{
+	run := runOps(t, `{
   "description": "addTool past the end",
   `+listenerPlugins+`,
   "listeners": [{"op": "addTool", "schema": {"name": "z"}, "at": 6}],
   "turns": [{"user": "hi", "replies": [{"text": "ok"}]}]
 }`)
-	f, err := loadFixture(dir, "ops")
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := runFixture(f, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if !bytes.Contains(run.Log, []byte(`addTool \"z\": position 6 is outside the 5 tools`)) {
 		t.Errorf("log:\n%s", run.Log)
 	}
@@ -174,4 +156,12 @@ func TestDepsAtAnUnreachedStep(t *testing.T) {
 			t.Errorf("depsAt(%d, %d) has x -> %q, want %q", tc.turn, tc.step, got, tc.want)
 		}
 	}
+}
+
+// runOps runs the fixture of the given text, named ops, once as listed.
+func runOps(t *testing.T, text string) *runResult {
+	t.Helper()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "ops.json"), text)
+	return runListed(t, dir, "ops")
 }

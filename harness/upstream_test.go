@@ -195,13 +195,7 @@ func streamFlag(on bool) string {
 // upstreamSuite writes one captured scenario without replies.
 func upstreamSuite(t *testing.T, env string, agent AgentFunc) Options {
 	t.Helper()
-	dir := t.TempDir()
-	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1, Agent: agent}
-	for _, d := range []string{opts.Fixtures, opts.Golden} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	opts := agentDirs(t, agent)
 	writeFile(t, filepath.Join(opts.Fixtures, "real.json"), `{
   "description": "one real session",
   "pin": true,
