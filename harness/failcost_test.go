@@ -129,21 +129,14 @@ func wantCost(t *testing.T, f Failure, header, kept, lost int, segment string, o
 func TestRepeatFailurePricesTheDrift(t *testing.T) {
 	const system = `[{"type":"text","text":"Be brief. Cite the files you read."}]`
 	const messages = `[{"role":"user","content":"What is in go.mod?"}]`
-	tool := func(name, desc string) string {
-		return fmt.Sprintf(`{"name":%q,"description":%q,"input_schema":{"type":"object","properties":{"path":{"type":"string"}}}}`, name, desc)
-	}
-	t0, t1, t2 := tool("read_file", "Read a file from the workspace."), tool("grep", "Search the workspace for a pattern."), tool("list_dir", "List a directory.")
+	t0, t1, t2 := pathTool("read_file", "Read a file from the workspace."), pathTool("grep", "Search the workspace for a pattern."), pathTool("list_dir", "List a directory.")
 	toolsOf := func(run int64) string {
 		if run == 1 {
 			return "[" + t0 + "," + t1 + "," + t2 + "]"
 		}
 		return "[" + t1 + "," + t0 + "," + t2 + "]"
 	}
-	var runs atomic.Int64
-	agent := func(ctx context.Context, s *Session) error {
-		body := `{"model":"claude-sonnet-4-5","max_tokens":100,"system":` + system + `,"tools":` + toolsOf(runs.Add(1)) + `,"messages":` + messages + `}`
-		return postMessages(ctx, s, body)
-	}
+	agent := runsAgent(system, messages, toolsOf)
 	s := twoRunSuite(t, "swap", "the second run swaps two tools", agent)
 	out, res := s.Check(s.Fixture("swap"))
 	if out == nil {
@@ -171,21 +164,14 @@ func TestRepeatFailurePricesTheDrift(t *testing.T) {
 func TestRepeatFailurePricesTheLaterRun(t *testing.T) {
 	const system = `[{"type":"text","text":"Be brief."}]`
 	const messages = `[{"role":"user","content":"What is in go.mod?"}]`
-	tool := func(name, desc string) string {
-		return fmt.Sprintf(`{"name":%q,"description":%q,"input_schema":{"type":"object","properties":{"path":{"type":"string"}}}}`, name, desc)
-	}
-	t0, t1, t2 := tool("read_file", "Read a file from the workspace."), tool("grep", "Search the workspace for a pattern."), tool("list_dir", "List a directory and every file in it, with sizes.")
+	t0, t1, t2 := pathTool("read_file", "Read a file from the workspace."), pathTool("grep", "Search the workspace for a pattern."), pathTool("list_dir", "List a directory and every file in it, with sizes.")
 	toolsOf := func(run int64) string {
 		if run == 1 {
 			return "[" + t0 + "," + t1 + "]"
 		}
 		return "[" + t0 + "," + t2 + "," + t1 + "]"
 	}
-	var runs atomic.Int64
-	agent := func(ctx context.Context, s *Session) error {
-		body := `{"model":"claude-sonnet-4-5","max_tokens":100,"system":` + system + `,"tools":` + toolsOf(runs.Add(1)) + `,"messages":` + messages + `}`
-		return postMessages(ctx, s, body)
-	}
+	agent := runsAgent(system, messages, toolsOf)
 	s := twoRunSuite(t, "grow", "the second run adds a tool", agent)
 	_, res := s.Check(s.Fixture("grow"))
 	f := failureWith(t, res.Failures, CheckRepeat, "run 2 differs from run 1", "differs at tools.1 (kinds: added)")
@@ -353,9 +339,24 @@ func TestGoldenHiddenFailureSaysWhyNotPriced(t *testing.T) {
 	}
 }
 
+// pathTool is an Anthropic tool taking a path.
+func pathTool(name, desc string) string {
+	return fmt.Sprintf(`{"name":%q,"description":%q,"input_schema":{"type":"object","properties":{"path":{"type":"string"}}}}`, name, desc)
+}
+
+// runsAgent posts one Anthropic request with the given system text and
+// conversation, and the tools toolsOf gives for the run's number (from 1).
+func runsAgent(system, messages string, toolsOf func(run int64) string) AgentFunc {
+	var runs atomic.Int64
+	return func(ctx context.Context, s *Session) error {
+		body := `{"model":"claude-sonnet-4-5","max_tokens":100,"system":` + system + `,"tools":` + toolsOf(runs.Add(1)) + `,"messages":` + messages + `}`
+		return postMessages(ctx, s, body)
+	}
+}
+
 // twoRunSuite loads a suite of one in-process captured scenario, name,
 // that runs agent twice for one scripted reply.
-func twoRunSuite(t *testing.T, name, description string, agent func(context.Context, *Session) error) *Suite {
+func twoRunSuite(t *testing.T, name, description string, agent AgentFunc) *Suite {
 	t.Helper()
 	opts := agentDirs(t, agent)
 	writeFile(t, filepath.Join(opts.Fixtures, name+".json"), `{"description": "`+description+`", "runs": 2, "agent": {}, "replies": [{"text": "A Go module."}]}`)
