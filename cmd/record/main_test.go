@@ -11,13 +11,34 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/headergold/headergold/harness"
 	"github.com/headergold/headergold/harness/goldentest"
 )
+
+// lockedBuffer is a bytes.Buffer that a running record, or a child's
+// output goroutine, writes while the test may read it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
 
 func copyBundled(t *testing.T) (fixtures, golden string) {
 	t.Helper()
@@ -317,21 +338,33 @@ func TestRecordListenRefusesRemoteAndNeedsOneScenario(t *testing.T) {
 func TestRecordListenRecordsAnAgentStartedElsewhere(t *testing.T) {
 	t.Setenv("CI", "")
 	fixtures, golden := copyBundled(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
 	os.Remove(filepath.Join(golden, "captured-weather.golden"))
 	done := make(chan int, 1)
-	var out, errb bytes.Buffer
+	var out, errb lockedBuffer
+	// Port 0: record listens on a port the system picks and prints it, so
+	// no other process can take it between a test's choice and record's.
 	go func() {
-		done <- run([]string{"-fixtures", fixtures, "-golden", golden, "-run", "^captured-weather$", "-listen", addr}, &out, &errb)
+		done <- run([]string{"-fixtures", fixtures, "-golden", golden, "-run", "^captured-weather$", "-listen", "127.0.0.1:0"}, &out, &errb)
 	}()
+	deadline := time.Now().Add(20 * time.Second)
+	printed := regexp.MustCompile(`fake provider for captured-weather on (127\.0\.0\.1:[1-9][0-9]*);`)
+	var addr string
+	for addr == "" {
+		if m := printed.FindStringSubmatch(errb.String()); m != nil {
+			addr = m[1]
+			break
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("record exited %d before it printed its address: %s", code, errb.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("record printed no address: %s", errb.String())
+		}
+	}
 	// The agent: two requests, sent when the address answers.
 	body := `{"model":"m","max_tokens":64,"system":"s","tools":[{"name":"get_weather"}],"messages":[{"role":"user","content":"Weather?"}]}`
-	deadline := time.Now().Add(20 * time.Second)
 	for i := 0; i < 2; {
 		resp, err := http.Post("http://"+addr+"/v1/messages", "application/json", strings.NewReader(body))
 		if err != nil {

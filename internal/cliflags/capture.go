@@ -40,7 +40,7 @@ func (c *Capture) Register(fs *flag.FlagSet, upstream bool) {
 	if upstream {
 		c.registerUpstream(fs)
 	}
-	fs.StringVar(&c.listen, "listen", "", "serve the fake provider on `ADDR` (host:port) and wait for an agent started separately, "+
+	fs.StringVar(&c.listen, "listen", "", "serve the fake provider on `ADDR` (host:port; port 0 picks a free one, printed) and wait for an agent started separately, "+
 		"instead of starting agent.exec; needs -run selecting one scenario")
 	fs.BoolVar(&c.listenRemote, "listen-remote", false, "allow a -listen address that is not loopback")
 }
