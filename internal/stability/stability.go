@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/drift"
 	"github.com/headergold/headergold/internal/logformat"
 	"github.com/tidwall/gjson"
@@ -45,7 +46,8 @@ func (r Run) outcomeKey() string {
 // replayed from the idempotency ledger. The results are the last output of
 // each tool, failures included; the answer is the last assistant text.
 // Every line must be an event {"type": string, "data": object}; errors name
-// the file and 1-based line. A line is held to the limits of every log
+// the file and 1-based line, and a JSON syntax error its column and what is
+// wrong, as replay diff's do. A line is held to the limits of every log
 // reader of this module ([drift.CheckRecord]): one longer than
 // drift.MaxRecordSize is refused once that much of it is read, and one
 // nested deeper than drift.MaxDepth before it is parsed; the error is a
@@ -63,8 +65,8 @@ func ReadRun(name string, r io.Reader) (Run, error) {
 				return Run{}, lerr
 			}
 			ev, bad := event(line)
-			if bad != "" {
-				return Run{}, fmt.Errorf("%s:%d: %s", name, n, bad)
+			if bad != nil {
+				return Run{}, located(name, n, bad)
 			}
 			run.events++
 			data := ev.Get("data")
@@ -120,15 +122,29 @@ func (lr *lineReader) next() ([]byte, error) {
 }
 
 // event parses one log line, or says why it is not an event.
-func event(line []byte) (gjson.Result, string) {
+func event(line []byte) (gjson.Result, error) {
 	if !gjson.ValidBytes(line) {
-		return gjson.Result{}, "invalid JSON"
+		if _, err := canon.Compact(nil, line); err != nil {
+			return gjson.Result{}, err
+		}
+		return gjson.Result{}, errors.New("invalid JSON")
 	}
 	ev := gjson.ParseBytes(line)
 	if ev.Get("type").Type != gjson.String || !ev.Get("data").IsObject() {
-		return gjson.Result{}, `not a session log event {"type": …, "data": {…}}`
+		return gjson.Result{}, errors.New(`not a session log event {"type": …, "data": {…}}`)
 	}
-	return ev, ""
+	return ev, nil
+}
+
+// located places err, about line n of file name, as every log reader of
+// this module does: a JSON syntax error at its line and column, as
+// file:line:col: invalid JSON: what is wrong.
+func located(name string, n int, err error) error {
+	var se *canon.SyntaxError
+	if errors.As(err, &se) {
+		return &drift.InputError{File: name, Line: n + se.Line - 1, Column: se.Column, Err: fmt.Errorf("invalid JSON: %s", se.Msg)}
+	}
+	return &drift.InputError{File: name, Line: n, Err: err}
 }
 
 // Quadrants of a report.

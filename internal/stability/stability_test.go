@@ -91,6 +91,10 @@ func TestMostCommonOrderAndPerRun(t *testing.T) {
 func TestReadRunRejectsWhatIsNotALog(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{`{"foo":1}` + "\n", "x:1: not a session log event"},
+		{logOf("ok") + `{"type":"turn/start"` + "\n", "x:3:21: invalid JSON: unexpected end of JSON input in object"},
+		{`{"type":"turn/start","data":{"turn":1,,}}` + "\n", "x:1:39: invalid JSON: invalid character ','"},
+		// Columns count characters: ü is one, of two bytes.
+		{`{"type":"tür","data":{"turn":01}}` + "\n", "x:1:31: invalid JSON: invalid character '1' after object member"},
 		{logOf("ok") + "[1,2]\n", "x:3: not a session log event"},
 		{"", "x: no events"},
 		{`{"type":"turn/start","data":{"turn":1}}`, ""}, // no final newline is fine
