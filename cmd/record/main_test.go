@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"github.com/headergold/headergold/internal/bundletest"
@@ -340,11 +341,24 @@ func TestRecordListenRecordsAnAgentStartedElsewhere(t *testing.T) {
 	fixtures, golden := copyBundled(t)
 	os.Remove(filepath.Join(golden, "captured-weather.golden"))
 	done := make(chan int, 1)
+	finished := make(chan struct{})
 	var out, errb lockedBuffer
+	// A failing test stops record too: its fake provider does not stay
+	// listening for the rest of the test binary.
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-finished:
+		case <-time.After(20 * time.Second):
+			t.Error("record was still running 20 s after the test cancelled it")
+		}
+	})
 	// Port 0: record listens on a port the system picks and prints it, so
 	// no other process can take it between a test's choice and record's.
 	go func() {
-		done <- run([]string{"-fixtures", fixtures, "-golden", golden, "-run", "^captured-weather$", "-listen", "127.0.0.1:0"}, &out, &errb)
+		defer close(finished)
+		done <- runContext(ctx, []string{"-fixtures", fixtures, "-golden", golden, "-run", "^captured-weather$", "-listen", "127.0.0.1:0"}, &out, &errb)
 	}()
 	deadline := time.Now().Add(20 * time.Second)
 	printed := regexp.MustCompile(`fake provider for captured-weather on (127\.0\.0\.1:[1-9][0-9]*);`)
