@@ -192,20 +192,30 @@ func TestCapturedAgentEnvFailureLabel(t *testing.T) {
 // An agent that times out after it was served every scripted reply is
 // told so: it did not exit after its last answer.
 func TestCapturedTimeoutAfterTheLastReply(t *testing.T) {
+	// The timeout must come after curl has been served, which can take a
+	// loaded machine longer than the 1s this had; the timeout ends the
+	// scenario either way, so a longer one costs only its length.
+	s := oneRequestThenSleep(t, "5s", `[{"text": "a"}]`)
+	failureWith(t, s.Replay(s.Fixture("x")).Failures, CheckAgent,
+		"every scripted reply had been served: the agent did not exit after its last answer", "timed out after 5s (agent.timeout)")
+}
+
+// oneRequestThenSleep returns a suite of one captured scenario, x, whose
+// sh agent sends one request with curl and then sleeps 30s, under
+// agent.timeout timeout, with the given replies (a JSON array). It skips
+// the test where there is no curl.
+func oneRequestThenSleep(t *testing.T, timeout, replies string) *Suite {
+	t.Helper()
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("no curl for the sh agent")
 	}
 	script := `curl -sS -f -o /dev/null -H 'content-type: application/json' -d '{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}' "$ANTHROPIC_BASE_URL/v1/messages" || exit 3; exec sleep 30`
-	// The timeout must come after curl has been served, which can take a
-	// loaded machine longer than the 1s this had; the timeout ends the
-	// scenario either way, so a longer one costs only its length.
-	agent, err := json.Marshal(map[string]any{"exec": []string{"sh", "-c", script}, "timeout": "5s"})
+	agent, err := json.Marshal(map[string]any{"exec": []string{"sh", "-c", script}, "timeout": timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, _ := capturedSuite(t, map[string]string{"x": `{"description": "d", "runs": 1, "agent": ` + string(agent) + `, "replies": [{"text": "a"}]}`})
-	failureWith(t, s.Replay(s.Fixture("x")).Failures, CheckAgent,
-		"every scripted reply had been served: the agent did not exit after its last answer", "timed out after 5s (agent.timeout)")
+	s, _ := capturedSuite(t, map[string]string{"x": `{"description": "d", "runs": 1, "agent": ` + string(agent) + `, "replies": ` + replies + `}`})
+	return s
 }
 
 // TestRepeatPassLaterRunLabels: runs 3 and 4 get GOMAXPROCS 4 and 8, and a
@@ -237,15 +247,7 @@ func TestRepeatPassLaterRunLabels(t *testing.T) {
 // An agent that times out with a scripted reply still unused is not told
 // it had them all: the timeout alone is reported.
 func TestCapturedTimeoutBeforeTheLastReply(t *testing.T) {
-	if _, err := exec.LookPath("curl"); err != nil {
-		t.Skip("no curl for the sh agent")
-	}
-	script := `curl -sS -f -o /dev/null -H 'content-type: application/json' -d '{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}' "$ANTHROPIC_BASE_URL/v1/messages" || exit 3; exec sleep 30`
-	agent, err := json.Marshal(map[string]any{"exec": []string{"sh", "-c", script}, "timeout": "2s"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _ := capturedSuite(t, map[string]string{"x": `{"description": "d", "runs": 1, "agent": ` + string(agent) + `, "replies": [{"text": "a"}, {"text": "b"}]}`})
+	s := oneRequestThenSleep(t, "2s", `[{"text": "a"}, {"text": "b"}]`)
 	f := failureWith(t, s.Replay(s.Fixture("x")).Failures, CheckAgent, "timed out after 2s (agent.timeout)")
 	if strings.Contains(f.Msg, "every scripted reply had been served") {
 		t.Errorf("one of two replies was served, and the failure says every one was:\n%s", f.Msg)

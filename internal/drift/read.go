@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/headergold/headergold/internal/canon"
 )
 
 // InputError reports an input that cannot be read or is not what Compare
@@ -30,6 +32,18 @@ func (e *InputError) Error() string {
 
 // Unwrap returns the underlying error.
 func (e *InputError) Unwrap() error { return e.Err }
+
+// RecordError places err, found in the record that starts on line of
+// file, as every log reader of this module places it: a
+// *canon.SyntaxError at its own line and column, as "invalid JSON: what
+// is wrong"; any other error on line.
+func RecordError(file string, line int, err error) error {
+	var se *canon.SyntaxError
+	if errors.As(err, &se) {
+		return &InputError{File: file, Line: line + se.Line - 1, Column: se.Column, Err: fmt.Errorf("invalid JSON: %s", se.Msg)}
+	}
+	return &InputError{File: file, Line: line, Err: err}
+}
 
 // readBufferSize is the bufio buffer of each input; longer lines are
 // gathered in a growing buffer of their own.

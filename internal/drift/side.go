@@ -459,16 +459,12 @@ func (s *side) heldWire() wire.Format {
 // errorAt wraps err as an InputError at the record starting on line,
 // placing a syntax error on its own line and column.
 func (s *side) errorAt(src []byte, line int, err error) error {
-	var se *canon.SyntaxError
-	if errors.As(err, &se) {
-		return &InputError{File: s.name, Line: line + se.Line - 1, Column: se.Column, Err: fmt.Errorf("invalid JSON: %s", se.Msg)}
-	}
 	var pe *placedError
 	if errors.As(err, &pe) {
 		l, c := position(src, pe.Offset)
 		return &InputError{File: s.name, Line: line + l - 1, Column: c, Err: err}
 	}
-	return &InputError{File: s.name, Line: line, Err: err}
+	return RecordError(s.name, line, err)
 }
 
 // header returns the header of the current request: the header event in

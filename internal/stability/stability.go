@@ -66,7 +66,7 @@ func ReadRun(name string, r io.Reader) (Run, error) {
 			}
 			ev, bad := event(line)
 			if bad != nil {
-				return Run{}, located(name, n, bad)
+				return Run{}, drift.RecordError(name, n, bad)
 			}
 			run.events++
 			data := ev.Get("data")
@@ -134,17 +134,6 @@ func event(line []byte) (gjson.Result, error) {
 		return gjson.Result{}, errors.New(`not a session log event {"type": …, "data": {…}}`)
 	}
 	return ev, nil
-}
-
-// located places err, about line n of file name, as every log reader of
-// this module does: a JSON syntax error at its line and column, as
-// file:line:col: invalid JSON: what is wrong.
-func located(name string, n int, err error) error {
-	var se *canon.SyntaxError
-	if errors.As(err, &se) {
-		return &drift.InputError{File: name, Line: n + se.Line - 1, Column: se.Column, Err: fmt.Errorf("invalid JSON: %s", se.Msg)}
-	}
-	return &drift.InputError{File: name, Line: n, Err: err}
 }
 
 // Quadrants of a report.
