@@ -290,7 +290,9 @@ func (s *Suite) runCaptured(ctx context.Context, f *Fixture, v variation, cr cap
 	case len(f.Agent.Exec) > 0:
 		runErr = capture.Run(ctx, capture.Command{Argv: f.Agent.Exec, Dir: f.agentDir(), Env: env, Unset: sess.Unset, Timeout: timeout, Stderr: &stderrTail})
 		if ee, ok := runErr.(*capture.ExecError); ok && ee.NotStarted {
-			return nil, errAt(f.File, f.raw, "agent.exec", "cannot start %s: %v", f.describeExec(), ee.Err)
+			// The directory says where a relative program was looked
+			// for: agent.dir, which defaults to the fixture's own.
+			return nil, errAt(f.File, f.raw, "agent.exec", "cannot start %s in %s: %v", f.describeExec(), f.agentDir(), ee.Err)
 		}
 	default:
 		runErr = runInProcess(ctx, s.opts.Agent, sess, timeout)
@@ -504,6 +506,11 @@ func repeatFailure(f *Fixture, v variation, first, again []byte) Failure {
 		kinds := make([]string, len(d.First.Kinds))
 		for i, k := range d.First.Kinds {
 			kinds[i] = string(k)
+			// Which encoding, as replay diff says it: a key order
+			// that varies is a hash map serialised, not a changed value.
+			if e := d.First.Encoding; k == drift.Encoding && e != nil && e.Note != "" {
+				kinds[i] += " (" + e.Note + ")"
+			}
 		}
 		fl.Msg = fmt.Sprintf("%s differs from run 1: request %d (header %d) differs at %s (kinds: %s)%s; the agent's header depends on something besides the scenario: %s",
 			v, d.First.Request, d.First.Index, orRoot(d.First.Path), strings.Join(kinds, ", "), toolOrders(d.First.Tools), v.causes()) + notVaried(v)

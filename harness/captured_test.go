@@ -61,6 +61,20 @@ func testAgent(ctx context.Context, s *Session) error {
 			system = v
 		}
 		fields := map[string]any{"model": "claude-test", "max_tokens": 100, "system": system, "tools": list, "messages": msgs}
+		if s.Getenv("METADATA") == "map" {
+			// Written as a serializer that walks a hash map writes it
+			// (Rust's HashMap through serde, Go code ranging over a map):
+			// the same members in iteration order.
+			meta := map[string]string{"session": "s", "turn": "t", "window": "w", "model": "m", "sandbox": "none", "trigger": "exec"}
+			obj := []byte{'{'}
+			for k, v := range meta {
+				if len(obj) > 1 {
+					obj = append(obj, ',')
+				}
+				obj = fmt.Appendf(obj, "%q:%q", k, v)
+			}
+			fields["metadata"] = json.RawMessage(append(obj, '}'))
+		}
 		switch s.Getenv("BODY") { // a body the Anthropic API refuses
 		case "tools-object":
 			fields["tools"] = list[0]
@@ -258,6 +272,28 @@ func TestCapturedRepeatPassCatchesMapOrder(t *testing.T) {
 	if f.File != filepath.Join(s.opts.Fixtures, "map.json") {
 		t.Errorf("failure names %s", f.File)
 	}
+}
+
+// TestCapturedRepeatPassCatchesKeyOrder: a config member whose keys
+// follow hash-map iteration is the same value in other bytes, and the
+// repeat failure says which encoding it is, as replay diff does.
+func TestCapturedRepeatPassCatchesKeyOrder(t *testing.T) {
+	s, _ := capturedSuite(t, map[string]string{
+		"meta": capturedFixture(`"PROMPT": "x", "METADATA": "map"`, ` "runs": 20,`),
+	})
+	_, res := s.Check(s.Fixture("meta"))
+	failureWith(t, res.Failures, CheckRepeat, "differs from run 1: request ", "differs at config.metadata (kinds: encoding (key order));")
+}
+
+// TestCannotStartNamesTheDirectory: a program given as a relative path is
+// looked for in agent.dir, which defaults to the fixture's directory, not
+// the directory replay runs in; the message says which it was.
+func TestCannotStartNamesTheDirectory(t *testing.T) {
+	s, opts := capturedSuite(t, map[string]string{
+		"x": `{"description": "d", "agent": {"exec": ["agent/run.sh"]}, "replies": [{"text": "a"}]}`,
+	})
+	res := s.Replay(s.Fixture("x"))
+	failureWith(t, res.Failures, CheckInvalid, "agent.exec: cannot start agent [agent/run.sh] in "+opts.Fixtures+": ", "no such file or directory")
 }
 
 // sortedNames sorts a list "b, a" as "a,b".

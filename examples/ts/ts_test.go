@@ -1,133 +1,33 @@
 package ts_test
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/headergold/headergold/examples/internal/exampletest"
 	"github.com/headergold/headergold/harness"
 	"github.com/headergold/headergold/harness/goldentest"
 )
 
-// needNode skips the test where the agent cannot run.
-func needNode(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not on PATH: the TypeScript agent cannot run; install Node.js and run npm ci in examples/ts/agent")
-	}
-	if _, err := os.Stat(filepath.Join("agent", "node_modules")); err != nil {
-		t.Skip("examples/ts/agent/node_modules is missing: run npm ci in examples/ts/agent")
-	}
-}
-
 // TestGolden replays every scenario of fixtures/ (each SDK, streaming and
 // not, every reply shape) against its golden files, with the repeat pass.
 func TestGolden(t *testing.T) {
-	needNode(t)
+	exampletest.NeedNode(t, "ts")
 	goldentest.Test(t, harness.Options{Fixtures: "fixtures", Golden: "golden"})
 }
 
-// TestAnswers runs every scenario of fixtures/ once more, its agent
-// started by an in-process agent function instead of agent.exec, so that
-// the test sees what the agent printed: the scripted final text, which
-// proves that the SDK read the last reply (the earlier ones are echoed in
-// the requests the golden files pin). The captured logs must also be the
-// committed golden files, byte for byte.
+// TestAnswers runs every scenario of fixtures/ once more and checks that
+// the agent printed the scripted final text, which proves that the SDK
+// read the last reply (the earlier ones are echoed in the requests the
+// golden files pin); the captured logs must also be the committed golden
+// files, byte for byte.
 func TestAnswers(t *testing.T) {
-	needNode(t)
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	entries, err := filepath.Glob(filepath.Join("fixtures", "*.json"))
-	if err != nil || len(entries) == 0 {
-		t.Fatalf("no fixtures: %v", err)
-	}
-	tmp := t.TempDir()
-	type scenario struct {
-		argv   []string
-		answer string
-	}
-	scenarios := map[string]scenario{}
-	for _, file := range entries {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var fx map[string]json.RawMessage
-		if err := json.Unmarshal(data, &fx); err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		var agent struct {
-			Exec []string `json:"exec"`
-		}
-		var replies []struct {
-			Text string `json:"text"`
-		}
-		if err := json.Unmarshal(fx["agent"], &agent); err != nil || len(agent.Exec) == 0 {
-			t.Fatalf("%s: agent.exec: %v", file, err)
-		}
-		if err := json.Unmarshal(fx["replies"], &replies); err != nil || len(replies) == 0 {
-			t.Fatalf("%s: replies: %v", file, err)
-		}
-		name := strings.TrimSuffix(filepath.Base(file), ".json")
-		scenarios[name] = scenario{argv: agent.Exec, answer: replies[len(replies)-1].Text}
-		// The same scenario with an in-process agent and one run.
-		fx["agent"] = json.RawMessage(`{}`)
-		fx["runs"] = json.RawMessage(`1`)
-		out, err := json.Marshal(fx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(tmp, name+".json"), out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	run := func(ctx context.Context, s *harness.Session) error {
-		sc, ok := scenarios[s.Scenario]
-		if !ok {
-			return fmt.Errorf("no scenario %s", s.Scenario)
-		}
-		cmd := exec.CommandContext(ctx, sc.argv[0], sc.argv[1:]...)
-		cmd.Dir = dir
-		cmd.Env = os.Environ()
-		for k, v := range s.Env {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("%v: %s", err, stderr.Bytes())
-		}
-		if got, want := stdout.String(), sc.answer+"\n"; got != want {
-			return fmt.Errorf("the agent printed %q, want the scripted answer %q", got, want)
-		}
-		return nil
-	}
-	s, err := harness.Load(harness.Options{Fixtures: tmp, Golden: "golden", Agent: run})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(s.Fixtures()) != len(scenarios) {
-		t.Fatalf("loaded %d fixtures, want %d", len(s.Fixtures()), len(scenarios))
-	}
-	for _, f := range s.Fixtures() {
-		t.Run(f.Name, func(t *testing.T) {
-			t.Parallel()
-			res := s.Replay(f)
-			for _, fl := range res.Failures {
-				t.Errorf("%s", fl)
-			}
-		})
-	}
+	exampletest.NeedNode(t, "ts")
+	exampletest.Answers(t, "fixtures", "golden", ".")
 }
 
 // repeatScenario writes a captured scenario with runs runs of the agent
@@ -140,9 +40,8 @@ func repeatScenario(t *testing.T, name string, runs int, agentArgs ...string) (*
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmp := t.TempDir()
-	counter := filepath.Join(tmp, "runs.txt")
-	fx := map[string]any{
+	counter := filepath.Join(t.TempDir(), "runs.txt")
+	s, f := exampletest.Scenario(t, name, map[string]any{
 		"description": "the TypeScript agent's repeat pass",
 		"agent": map[string]any{
 			"exec": append([]string{"sh", "-c", `echo run >> "$RUN_COUNTER" && exec node agent/agent.mjs "$@"`, "sh"}, agentArgs...),
@@ -154,30 +53,7 @@ func repeatScenario(t *testing.T, name string, runs int, agentArgs ...string) (*
 			map[string]any{"toolCalls": []any{map[string]any{"id": "toolu_01", "name": "get_weather", "arguments": map[string]string{"city": "Oslo"}}}},
 			map[string]any{"text": "12 °C and clear in Oslo."},
 		},
-	}
-	data, err := json.MarshalIndent(fx, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fixtures, golden := filepath.Join(tmp, "fixtures"), filepath.Join(tmp, "golden")
-	for _, d := range []string{fixtures, golden} {
-		// An empty golden directory: the golden file is missing (a
-		// guard failure), the directory is not (which cannot test).
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(fixtures, name+".json"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := harness.Load(harness.Options{Fixtures: fixtures, Golden: golden})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := s.Fixture(name)
-	if f == nil {
-		t.Fatalf("fixture %s not loaded", name)
-	}
+	})
 	return s, f, counter
 }
 
@@ -195,7 +71,7 @@ func countRuns(t *testing.T, counter string) int {
 // after random delays: its tool list follows timing, and the repeat pass
 // must fail with check repeat and name the drift a reorder.
 func TestRepeatCatchesAsyncPlugins(t *testing.T) {
-	needNode(t)
+	exampletest.NeedNode(t, "ts")
 	const runs = 20
 	s, f, counter := repeatScenario(t, "async-plugins", runs,
 		"--api", "anthropic", "--async-plugins", "--prompt", "Weather in Oslo?")
@@ -238,7 +114,7 @@ func TestRepeatCatchesAsyncPlugins(t *testing.T) {
 // registration (plugins, then a sort by name): 20 runs out of 20 give
 // the same log.
 func TestRepeatPassesSortedPlugins(t *testing.T) {
-	needNode(t)
+	exampletest.NeedNode(t, "ts")
 	const runs = 20
 	s, f, counter := repeatScenario(t, "sorted-plugins", runs,
 		"--api", "anthropic", "--prompt", "Weather in Oslo?")

@@ -289,9 +289,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 // pathHint says, for an unknown path that a misread base URL explains,
 // how it was misread: the same variable name holds a base URL with /v1
-// for one SDK and without it for another.
+// for one SDK and without it for another. For a known agent's request
+// that is not the model's, it says how to turn the request off.
 func pathHint(path string) string {
 	switch {
+	case path == "/api/hello":
+		// Claude Code's connection check, sent (HEAD) before anything
+		// else to the base URL it was given.
+		return "; Claude Code checks its connection there first: set CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 in agent.env to turn the check off"
 	case strings.HasPrefix(path, "/v1/v1/"):
 		if _, ok := wire.Route(path[len("/v1"):]); ok {
 			return "; the path has /v1 twice: OPENAI_BASE_URL already ends in /v1, and ANTHROPIC_BASE_URL and GOOGLE_GEMINI_BASE_URL have none"
