@@ -70,7 +70,7 @@ func TestRedactAcrossFormats(t *testing.T) {
 func TestWriteTextIdentical(t *testing.T) {
 	var b strings.Builder
 	(&Result{Identical: true, Headers: Counts{4, 4}, Requests: Counts{4, 4}}).WriteText(&b)
-	if b.String() != "identical: 4 requests\n" {
+	if b.String() != "identical: 4 requests, each pair with the same header (config, system, tools; the conversation is not compared)\n" {
 		t.Fatalf("got %q", b.String())
 	}
 	if err := (&Result{Identical: true}).WriteText(failWriter{}); err == nil {

@@ -49,7 +49,10 @@ func (r *Result) WriteText(w io.Writer) error {
 		if logs {
 			p.f("identical: %s, each pair under the same headers (headers: A %d, B %d)\n", plural(r.Requests.A, "request"), r.Headers.A, r.Headers.B)
 		} else {
-			p.f("identical: %s\n", plural(r.Requests.A, "request"))
+			// Said in so many words: a body's messages, and whatever
+			// an agent sends in them (Codex CLI its instructions and
+			// tools, as input items), may still differ.
+			p.f("identical: %s, each pair with the same header (config, system, tools; the conversation is not compared)\n", plural(r.Requests.A, "request"))
 		}
 		p.notCompared(r.NotCompared)
 		p.unused(r.UnusedRedactions)
