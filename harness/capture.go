@@ -196,7 +196,8 @@ func sessionEnv(f *Fixture, url string, v variation, upstream bool) map[string]s
 		"GOOGLE_GEMINI_BASE_URL": url,
 	}
 	if !upstream {
-		for _, k := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"} {
+		// GOOGLE_GENERATIVE_AI_API_KEY is the AI SDK's (@ai-sdk/google).
+		for _, k := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY"} {
 			env[k] = dummyKey
 		}
 	}

@@ -710,15 +710,15 @@ func TestCapturedAgentGetsNoCredentials(t *testing.T) {
 	}
 }
 
-// Each of the four API keys a subprocess agent may read is the dummy
+// Each of the five API keys a subprocess agent may read is the dummy
 // key, whatever the machine's is, unless agent.env gives it.
 func TestCapturedAgentGetsDummyKeys(t *testing.T) {
-	keys := []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"}
+	keys := []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY"}
 	for _, k := range keys {
 		t.Setenv(k, "REAL-"+k)
 	}
 	out := filepath.Join(t.TempDir(), "env.out")
-	script := `printf '%s|%s|%s|%s' "$ANTHROPIC_API_KEY" "$OPENAI_API_KEY" "$GEMINI_API_KEY" "$GOOGLE_API_KEY" > ` + out
+	script := `printf '%s|%s|%s|%s|%s' "$ANTHROPIC_API_KEY" "$OPENAI_API_KEY" "$GEMINI_API_KEY" "$GOOGLE_API_KEY" "$GOOGLE_GENERATIVE_AI_API_KEY" > ` + out
 	b, _ := json.Marshal([]string{"sh", "-c", script})
 	for _, given := range keys {
 		t.Run(given, func(t *testing.T) {

@@ -420,6 +420,22 @@ func TestServerTakesWhatTheProviderTakes(t *testing.T) {
 	}
 }
 
+// TestPathHintAISDK: the wrapper that gives a client /v1 in
+// ANTHROPIC_BASE_URL is suggested for an Anthropic path only; an OpenAI
+// client's base URL is OPENAI_BASE_URL, which has it already.
+func TestPathHintAISDK(t *testing.T) {
+	const wrapper = "ANTHROPIC_BASE_URL=$ANTHROPIC_BASE_URL/v1 exec"
+	for path, want := range map[string]bool{"/messages": true, "/messages/count_tokens": true, "/chat/completions": false, "/responses": false} {
+		h := pathHint(path)
+		if !strings.Contains(h, "the path lacks /v1") {
+			t.Errorf("%s: hint %q", path, h)
+		}
+		if got := strings.Contains(h, wrapper); got != want {
+			t.Errorf("%s: wrapper suggested %v, want %v: %q", path, got, want, h)
+		}
+	}
+}
+
 func TestServerFailures(t *testing.T) {
 	body := []byte(`{"model":"m","max_tokens":5,"messages":[]}`)
 	cases := []struct {
@@ -430,7 +446,7 @@ func TestServerFailures(t *testing.T) {
 	}{
 		{"unknown path", "/v1/complete", body, []string{"HTTP request 1 (POST /v1/complete)", "unknown path", "/v1/messages"}, 404},
 		{"/v1 twice", "/v1/v1/chat/completions", body, []string{"unknown path", "the path has /v1 twice: OPENAI_BASE_URL already ends in /v1"}, 404},
-		{"no /v1", "/messages", body, []string{"unknown path", "the path lacks /v1"}, 404},
+		{"no /v1", "/messages", body, []string{"unknown path", "the path lacks /v1", "ANTHROPIC_BASE_URL=$ANTHROPIC_BASE_URL/v1 exec"}, 404},
 		{"Claude Code's check", "/api/hello", body, []string{"unknown path", "set CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 in agent.env"}, 404},
 		{"empty body", "/v1/messages", []byte{}, []string{"request 1: the body is empty"}, 400},
 		{"not JSON", "/v1/messages", []byte(`{"model":`), []string{"request 1: the body is not valid JSON: line 1, column 10: "}, 400},

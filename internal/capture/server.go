@@ -302,8 +302,14 @@ func pathHint(path string) string {
 			return "; the path has /v1 twice: OPENAI_BASE_URL already ends in /v1, and ANTHROPIC_BASE_URL and GOOGLE_GEMINI_BASE_URL have none"
 		}
 	case !strings.HasPrefix(path, "/v1"):
-		if _, ok := wire.Route("/v1" + path); ok {
-			return "; the path lacks /v1: the agent's base URL should end in /v1 (OPENAI_BASE_URL does; ANTHROPIC_BASE_URL does not, and its SDKs add /v1 themselves)"
+		if e, ok := wire.Route("/v1" + path); ok {
+			hint := "; the path lacks /v1: the agent's base URL should end in /v1 (OPENAI_BASE_URL does; ANTHROPIC_BASE_URL does not, and its SDKs add /v1 themselves)"
+			if e.Format == wire.Anthropic {
+				// The AI SDK's Anthropic provider reads the same
+				// variable as the official SDKs, with /v1 in it.
+				hint += "; a client that reads ANTHROPIC_BASE_URL with /v1 in it (the AI SDK's @ai-sdk/anthropic) gets it from a wrapper: sh -c 'ANTHROPIC_BASE_URL=$ANTHROPIC_BASE_URL/v1 exec …'"
+			}
+			return hint
 		}
 	}
 	return ""

@@ -22,11 +22,8 @@
 
 import { parseArgs } from 'node:util';
 import { loadTools, runTool } from './plugins.mjs';
+import { system } from './system.mjs';
 import { apis } from './providers.mjs';
-
-const system =
-  'You are a travel weather assistant. Use the tools for facts about weather, time and units; ' +
-  'never guess them. Answer in one or two sentences.';
 
 function usage(msg) {
   process.stderr.write(`agent: ${msg}\n`);
