@@ -201,6 +201,15 @@ func sessionEnv(f *Fixture, url string, v variation, upstream bool) map[string]s
 			env[k] = dummyKey
 		}
 	}
+	// Agents' own traffic besides their model requests, which would leave
+	// the machine or fail the scenario, turned off where a well-known
+	// variable does it: the OpenAI Agents SDK (JavaScript and Python)
+	// uploads a trace of every run, model inputs and outputs included, to
+	// api.openai.com whatever OPENAI_BASE_URL says; Claude Code sends
+	// telemetry, and first checks its connection with HEAD /api/hello on
+	// the base URL, a path no provider serves.
+	env["OPENAI_AGENTS_DISABLE_TRACING"] = "1"
+	env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
 	// The fake provider is on loopback: an HTTP(S)_PROXY of the machine
 	// must not take the agent's requests elsewhere (Python's urllib and
 	// httpx, curl and others proxy loopback too unless told not to).

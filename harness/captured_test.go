@@ -710,6 +710,26 @@ func TestCapturedAgentGetsNoCredentials(t *testing.T) {
 	}
 }
 
+// A subprocess agent's own traffic besides its model requests is turned
+// off where a well-known variable does it (traces of the OpenAI Agents
+// SDK, Claude Code's telemetry and connection check), whatever the
+// machine's environment says, unless agent.env says otherwise.
+func TestCapturedAgentTrafficOptOuts(t *testing.T) {
+	t.Setenv("OPENAI_AGENTS_DISABLE_TRACING", "0")
+	t.Setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "0")
+	out := filepath.Join(t.TempDir(), "env.out")
+	b, _ := json.Marshal([]string{"sh", "-c", `printf '%s|%s' "$OPENAI_AGENTS_DISABLE_TRACING" "$CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC" > ` + out})
+	for env, want := range map[string]string{"": "1|1", `"OPENAI_AGENTS_DISABLE_TRACING": "false"`: "false|1"} {
+		t.Run(want, func(t *testing.T) {
+			s, _ := capturedSuite(t, map[string]string{"x": `{"description":"d","runs":1,"agent":{"exec":` + string(b) + `,"env":{` + env + `}},"replies":[{"text":"a"}]}`})
+			s.Replay(s.Fixture("x")) // fails: the agent sends nothing; its environment is what is looked at
+			if got, err := os.ReadFile(out); err != nil || string(got) != want {
+				t.Errorf("the agent saw %q (%v), want %q", got, err, want)
+			}
+		})
+	}
+}
+
 // Each of the five API keys a subprocess agent may read is the dummy
 // key, whatever the machine's is, unless agent.env gives it.
 func TestCapturedAgentGetsDummyKeys(t *testing.T) {
