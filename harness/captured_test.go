@@ -717,10 +717,10 @@ func TestCapturedAgentGetsNoCredentials(t *testing.T) {
 func TestCapturedAgentTrafficOptOuts(t *testing.T) {
 	t.Setenv("OPENAI_AGENTS_DISABLE_TRACING", "0")
 	t.Setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "0")
-	out := filepath.Join(t.TempDir(), "env.out")
-	b, _ := json.Marshal([]string{"sh", "-c", `printf '%s|%s' "$OPENAI_AGENTS_DISABLE_TRACING" "$CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC" > ` + out})
 	for env, want := range map[string]string{"": "1|1", `"OPENAI_AGENTS_DISABLE_TRACING": "false"`: "false|1"} {
 		t.Run(want, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "env.out") // one per case: none reads another's
+			b, _ := json.Marshal([]string{"sh", "-c", `printf '%s|%s' "$OPENAI_AGENTS_DISABLE_TRACING" "$CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC" > ` + out})
 			s, _ := capturedSuite(t, map[string]string{"x": `{"description":"d","runs":1,"agent":{"exec":` + string(b) + `,"env":{` + env + `}},"replies":[{"text":"a"}]}`})
 			s.Replay(s.Fixture("x")) // fails: the agent sends nothing; its environment is what is looked at
 			if got, err := os.ReadFile(out); err != nil || string(got) != want {

@@ -32,8 +32,10 @@ type Session struct {
 	HTTPClient *http.Client
 	// Env is what a subprocess agent would get on top of its inherited
 	// environment: the base URLs, dummy API keys, NO_PROXY and no_proxy
-	// (the process's, with loopback added) and the fixture's agent.env
-	// (which wins).
+	// (the process's, with loopback added), the variables that turn off
+	// agents' own traffic (OPENAI_AGENTS_DISABLE_TRACING,
+	// CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC) and the fixture's
+	// agent.env (which wins).
 	Env map[string]string
 	// Unset are the variables a subprocess agent does not inherit: the
 	// machine's credentials other than the API keys Env replaces (none

@@ -3,12 +3,15 @@
 // (@google/gemini-cli, Gemini), exact versions in
 // agent/package-lock.json, each run as a subprocess against headergold's
 // fake provider through a wrapper script (agent/codex.sh,
-// agent/gemini.sh) that points it there and gives it a fresh HOME and
-// working directory. The fixtures' redact rules normalise what the CLIs
-// take from the clock and the machine (ids, dates, temporary paths), so
-// that the repeat pass and the golden files hold across runs and hosts;
-// a test shows the repeat pass catching Codex CLI's hash-ordered
-// client_metadata when it is not redacted.
+// agent/gemini.sh) that points it there, turns off what it would reach
+// over the network, and gives it a fresh HOME and a working directory
+// that is a git repository of its own. The fixtures' redact rules
+// normalise what the CLIs take from the clock and the machine (ids,
+// dates, temporary paths, the login shell), so that the repeat pass and
+// the golden files hold across runs and hosts. Tests show the repeat pass
+// catching Codex CLI's hash-ordered client_metadata when it is not
+// redacted, and, where strace runs, that neither CLI looks up a name or
+// connects anywhere but loopback.
 //
 // The tests need node on PATH and the CLIs installed:
 //

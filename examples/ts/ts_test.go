@@ -27,7 +27,7 @@ func TestGolden(t *testing.T) {
 // files, byte for byte.
 func TestAnswers(t *testing.T) {
 	exampletest.NeedNode(t, "ts")
-	exampletest.Answers(t, "fixtures", "golden", ".")
+	exampletest.Answers(t, "fixtures", "golden")
 }
 
 // repeatScenario writes a captured scenario with runs runs of the agent

@@ -447,7 +447,7 @@ func TestServerFailures(t *testing.T) {
 		{"unknown path", "/v1/complete", body, []string{"HTTP request 1 (POST /v1/complete)", "unknown path", "/v1/messages"}, 404},
 		{"/v1 twice", "/v1/v1/chat/completions", body, []string{"unknown path", "the path has /v1 twice: OPENAI_BASE_URL already ends in /v1"}, 404},
 		{"no /v1", "/messages", body, []string{"unknown path", "the path lacks /v1", "ANTHROPIC_BASE_URL=$ANTHROPIC_BASE_URL/v1 exec"}, 404},
-		{"Claude Code's check", "/api/hello", body, []string{"unknown path", "unless CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, which the agent's environment has: pass it on to claude"}, 404},
+		{"Claude Code's check", "/api/hello", body, []string{"unknown path", "unless CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, which headergold sets unless agent.env changes it: pass it on to claude"}, 404},
 		{"empty body", "/v1/messages", []byte{}, []string{"request 1: the body is empty"}, 400},
 		{"not JSON", "/v1/messages", []byte(`{"model":`), []string{"request 1: the body is not valid JSON: line 1, column 10: "}, 400},
 		{"not JSON, further on", "/v1/messages", []byte("{\n \"model\": \"m\",,\n}"), []string{"not valid JSON: line 2, column 15: "}, 400},

@@ -296,7 +296,7 @@ func pathHint(path string) string {
 	case path == "/api/hello":
 		// Claude Code's connection check, sent (HEAD) before anything
 		// else to the base URL it was given.
-		return "; Claude Code checks its connection there first unless CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, which the agent's environment has: pass it on to claude (a wrapper that clears the environment drops it)"
+		return "; Claude Code checks its connection there first unless CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, which headergold sets unless agent.env changes it: pass it on to claude (a wrapper that clears the environment drops it)"
 	case strings.HasPrefix(path, "/v1/v1/"):
 		if _, ok := wire.Route(path[len("/v1"):]); ok {
 			return "; the path has /v1 twice: OPENAI_BASE_URL already ends in /v1, and ANTHROPIC_BASE_URL and GOOGLE_GEMINI_BASE_URL have none"

@@ -3,17 +3,35 @@
 # which it finds in GOOGLE_GEMINI_BASE_URL.
 #
 # Gemini CLI wants an authentication method chosen in its settings and
-# the working directory trusted; both are set in a fresh HOME and working
-# directory under $TMPDIR (removed on exit), with an environment of PATH
-# plus what the header should depend on. What still varies from run to
-# run (the date, the temporary paths) is for the fixture's redact rules.
+# the working directory trusted; its settings also turn off usage
+# statistics and update checks, which would reach the network, and the
+# search of parent directories for GEMINI.md files. Everything a run
+# could take from the machine is fixed or made new: a fresh HOME and
+# working directory under $TMPDIR (removed on exit; a run killed at its
+# timeout leaves it), the working directory a git repository of its own,
+# and an environment of PATH plus what the header should depend on (and
+# the repeat pass's GOMAXPROCS and PYTHONHASHSEED). What still varies
+# from run to run (the date, the temporary paths) is for the fixture's
+# redact rules.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hg-cli.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/home/.gemini" "$tmp/work"
-printf '{"security":{"auth":{"selectedType":"gemini-api-key"}}}\n' >"$tmp/home/.gemini/settings.json"
+trap 'exit 143' HUP INT TERM
+mkdir -p "$tmp/home/.gemini"
+cat >"$tmp/home/.gemini/settings.json" <<'SETTINGS'
+{
+  "security": {"auth": {"selectedType": "gemini-api-key"}},
+  "privacy": {"usageStatisticsEnabled": false},
+  "general": {"disableAutoUpdate": true, "disableUpdateNag": true},
+  "context": {"memoryBoundaryMarkers": []}
+}
+SETTINGS
+# A repository of its own, so that the CLI takes no instructions and no
+# idea of the project from a checkout that $TMPDIR happens to be in.
+HOME="$tmp/home" GIT_CONFIG_NOSYSTEM=1 git init -q -b main "$tmp/work"
 cd "$tmp/work"
 env -i PATH="$PATH" HOME="$tmp/home" SHELL=/bin/bash TZ=UTC LANG=C.UTF-8 GEMINI_CLI_TRUST_WORKSPACE=true \
+  ${GOMAXPROCS:+GOMAXPROCS="$GOMAXPROCS"} ${PYTHONHASHSEED:+PYTHONHASHSEED="$PYTHONHASHSEED"} \
   GEMINI_API_KEY="$GEMINI_API_KEY" GOOGLE_GEMINI_BASE_URL="$GOOGLE_GEMINI_BASE_URL" \
   "$here/node_modules/.bin/gemini" "$@"

@@ -8,21 +8,23 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/headergold/headergold/harness"
 )
 
 // Answers runs every scenario of the fixtures directory once more, its
-// agent.exec started by an in-process agent function (in dir, the
-// directory the fixtures' agent.dir names) so that the test sees what the
-// agent printed, which must be the text of the scenario's last reply and a
-// line break. Each run's captured log must still be the committed golden
-// file, byte for byte.
-func Answers(t *testing.T, fixtures, golden, dir string) {
+// agent.exec started by an in-process agent function (in agent.dir, with
+// agent.env and agent.timeout, as the harness would start it) so that the
+// test sees what the agent printed, which must be the text of the
+// scenario's last reply and a line break. Each run's captured log must
+// still be the committed golden file, byte for byte.
+func Answers(t *testing.T, fixtures, golden string) {
 	t.Helper()
-	dir, err := filepath.Abs(dir)
+	fixtures, err := filepath.Abs(fixtures)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,6 +35,7 @@ func Answers(t *testing.T, fixtures, golden, dir string) {
 	tmp := t.TempDir()
 	type scenario struct {
 		argv   []string
+		dir    string
 		answer string
 	}
 	scenarios := map[string]scenario{}
@@ -46,7 +49,10 @@ func Answers(t *testing.T, fixtures, golden, dir string) {
 			t.Fatalf("%s: %v", file, err)
 		}
 		var agent struct {
-			Exec []string `json:"exec"`
+			Exec    []string          `json:"exec,omitempty"`
+			Dir     string            `json:"dir,omitempty"`
+			Env     map[string]string `json:"env,omitempty"`
+			Timeout string            `json:"timeout,omitempty"`
 		}
 		var replies []struct {
 			Text string `json:"text"`
@@ -57,10 +63,18 @@ func Answers(t *testing.T, fixtures, golden, dir string) {
 		if err := json.Unmarshal(fx["replies"], &replies); err != nil || len(replies) == 0 {
 			t.Fatalf("%s: replies: %v", file, err)
 		}
+		dir := agent.Dir
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(fixtures, dir)
+		}
 		name := strings.TrimSuffix(filepath.Base(file), ".json")
-		scenarios[name] = scenario{argv: agent.Exec, answer: replies[len(replies)-1].Text}
-		// The same scenario with an in-process agent and one run.
-		fx["agent"] = json.RawMessage(`{}`)
+		scenarios[name] = scenario{argv: agent.Exec, dir: dir, answer: replies[len(replies)-1].Text}
+		// The same scenario with an in-process agent and one run; the
+		// agent's environment and timeout stay the fixture's.
+		agent.Exec, agent.Dir = nil, ""
+		if fx["agent"], err = json.Marshal(agent); err != nil {
+			t.Fatal(err)
+		}
 		fx["runs"] = json.RawMessage(`1`)
 		out, err := json.Marshal(fx)
 		if err != nil {
@@ -76,11 +90,21 @@ func Answers(t *testing.T, fixtures, golden, dir string) {
 			return fmt.Errorf("no scenario %s", s.Scenario)
 		}
 		cmd := exec.CommandContext(ctx, sc.argv[0], sc.argv[1:]...)
-		cmd.Dir = dir
-		cmd.Env = os.Environ()
+		cmd.Dir = sc.dir
+		// What the harness gives a subprocess agent: the inherited
+		// environment without the machine's other credentials, and the
+		// session's variables on top.
+		for _, kv := range os.Environ() {
+			if k, _, _ := strings.Cut(kv, "="); !slices.Contains(s.Unset, k) {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
 		for k, v := range s.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
+		// The agent and whatever it starts go when the run ends.
+		inGroup(cmd)
+		cmd.WaitDelay = 5 * time.Second
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {
