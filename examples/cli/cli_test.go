@@ -94,12 +94,11 @@ func TestNothingLeavesTheMachine(t *testing.T) {
 	if err != nil {
 		t.Skip("strace is not on PATH")
 	}
-	traced := func(t *testing.T, log string, argv ...string) []string {
-		t.Helper()
+	traced := func(log string, argv ...string) []string {
 		return append([]string{strace, "-f", "-qq", "-e", "trace=connect,sendto,sendmmsg", "-o", log}, argv...)
 	}
 	control := filepath.Join(t.TempDir(), "control.log")
-	argv := traced(t, control, "node", "-e", `require("dns").lookup("example.com", () => {})`)
+	argv := traced(control, "node", "-e", `require("dns").lookup("example.com", () => {})`)
 	if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
 		t.Skipf("strace cannot trace here: %v: %s", err, out)
 	}
@@ -131,7 +130,7 @@ func TestNothingLeavesTheMachine(t *testing.T) {
 				argv = append(argv, a.(string))
 			}
 			log := filepath.Join(t.TempDir(), "strace.log")
-			agent["exec"], agent["dir"], fx["runs"] = traced(t, log, argv...), dir, 1
+			agent["exec"], agent["dir"], fx["runs"] = traced(log, argv...), dir, 1
 			delete(fx, "pin") // no golden here: the pin's sidecars would be a guard failure too
 			s, f := exampletest.Scenario(t, name, fx)
 			_, res := s.Check(f) // every check but the golden comparison

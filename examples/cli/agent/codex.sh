@@ -16,14 +16,8 @@
 # fixture's redact rules.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hg-cli.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 143' HUP INT TERM
+. "$here/fresh.sh"
 mkdir -p "$tmp/home/.codex"
-# A repository of its own, so that the CLI takes no instructions and no
-# idea of the project from a checkout that $TMPDIR happens to be in.
-HOME="$tmp/home" GIT_CONFIG_NOSYSTEM=1 git init -q -b main "$tmp/work"
-cd "$tmp/work"
 env -i PATH="$PATH" HOME="$tmp/home" CODEX_HOME="$tmp/home/.codex" SHELL=/bin/bash TZ=UTC LANG=C.UTF-8 \
   ${GOMAXPROCS:+GOMAXPROCS="$GOMAXPROCS"} ${PYTHONHASHSEED:+PYTHONHASHSEED="$PYTHONHASHSEED"} \
   OPENAI_API_KEY="$OPENAI_API_KEY" \

@@ -15,9 +15,7 @@
 # redact rules.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hg-cli.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 143' HUP INT TERM
+. "$here/fresh.sh"
 mkdir -p "$tmp/home/.gemini"
 cat >"$tmp/home/.gemini/settings.json" <<'SETTINGS'
 {
@@ -27,10 +25,6 @@ cat >"$tmp/home/.gemini/settings.json" <<'SETTINGS'
   "context": {"memoryBoundaryMarkers": []}
 }
 SETTINGS
-# A repository of its own, so that the CLI takes no instructions and no
-# idea of the project from a checkout that $TMPDIR happens to be in.
-HOME="$tmp/home" GIT_CONFIG_NOSYSTEM=1 git init -q -b main "$tmp/work"
-cd "$tmp/work"
 env -i PATH="$PATH" HOME="$tmp/home" SHELL=/bin/bash TZ=UTC LANG=C.UTF-8 GEMINI_CLI_TRUST_WORKSPACE=true \
   ${GOMAXPROCS:+GOMAXPROCS="$GOMAXPROCS"} ${PYTHONHASHSEED:+PYTHONHASHSEED="$PYTHONHASHSEED"} \
   GEMINI_API_KEY="$GEMINI_API_KEY" GOOGLE_GEMINI_BASE_URL="$GOOGLE_GEMINI_BASE_URL" \
