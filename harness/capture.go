@@ -314,11 +314,16 @@ func (s *Suite) runCaptured(ctx context.Context, f *Fixture, v variation, cr cap
 	// Nothing reached the fake provider: a subprocess agent talked to
 	// another address, or to none.
 	silent := len(problems) == 0 && len(srv.Requests()) == 0 && len(cr.replies) > 0 && len(f.Agent.Exec) > 0 && s.opts.Listen == nil
-	const unreached = "nothing reached the fake provider; if the agent sent requests, they went elsewhere: does it take its base URL from " +
-		"ANTHROPIC_BASE_URL, OPENAI_BASE_URL or GOOGLE_GEMINI_BASE_URL (not an older name such as OPENAI_API_BASE)?"
+	const baseURLs = "does it take its base URL from ANTHROPIC_BASE_URL, OPENAI_BASE_URL or GOOGLE_GEMINI_BASE_URL (not an older name such as OPENAI_API_BASE)?"
+	const unreached = "nothing reached the fake provider; if the agent sent requests, they went elsewhere: " + baseURLs
 	if runErr != nil {
 		var ee *capture.ExecError
 		switch {
+		case silent && errors.As(runErr, &ee) && ee.TimedOut > 0:
+			// A slow start (a CLI on node takes seconds) looks the same
+			// from here as requests waiting on another address.
+			problems = append(problems, "nothing reached the fake provider before the timeout: the agent may take longer to start than agent.timeout allows, "+
+				"or it sent its requests elsewhere: "+baseURLs)
 		case silent:
 			problems = append(problems, unreached)
 		case errors.As(runErr, &ee) && ee.TimedOut > 0 && srv.Unused() == 0 && len(srv.Requests()) > 0:

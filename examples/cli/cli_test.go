@@ -15,7 +15,7 @@ import (
 
 // needAgents skips the test where the CLIs cannot run, and keeps what
 // their wrappers make under $TMPDIR (a HOME and a working directory per
-// run, which they remove themselves unless killed) in the test's own
+// run, which they remove themselves unless SIGKILLed) in the test's own
 // temporary directory.
 func needAgents(t *testing.T) {
 	t.Helper()

@@ -47,7 +47,7 @@ type ExecError struct {
 func (e *ExecError) Error() string {
 	var b strings.Builder
 	if e.TimedOut > 0 {
-		fmt.Fprintf(&b, "agent [%s] timed out after %s (agent.timeout); its process group was killed", QuoteArgv(e.Argv), e.TimedOut)
+		fmt.Fprintf(&b, "agent [%s] timed out after %s (agent.timeout); its process group got SIGTERM, then SIGKILL", QuoteArgv(e.Argv), e.TimedOut)
 	} else {
 		fmt.Fprintf(&b, "agent [%s]: %v", QuoteArgv(e.Argv), e.Err)
 	}
@@ -159,13 +159,18 @@ func Environ(base []string, env map[string]string, unset ...string) []string {
 const (
 	drainWait  = 500 * time.Millisecond
 	drainLimit = 10 * time.Second
+	// stopGrace is how long an agent stopped at its timeout (or when ctx
+	// ends) has between SIGTERM and SIGKILL: time for a wrapper's trap to
+	// remove its temporary files, not for an agent to finish its work.
+	stopGrace = 2 * time.Second
 )
 
 // Run runs the command to its end. Its stdout is discarded and its stderr
 // kept for the error. The run ends when the agent's process exits: what
-// it left running in its process group is killed then, as is the whole
-// group at the timeout or when ctx ends, and Run returns only once the
-// process is gone. A process that left the group and still holds the
+// it left running in its process group is killed then. At the timeout or
+// when ctx ends the whole group gets SIGTERM, and SIGKILL when the agent
+// has exited or stopGrace has passed; Run returns only once the process
+// is gone. A process that left the group and still holds the
 // agent's stderr fails the run, since nothing here can kill it.
 func Run(ctx context.Context, c Command) error {
 	if len(c.Argv) == 0 {
@@ -207,8 +212,13 @@ func Run(ctx context.Context, c Command) error {
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		killGroup(cmd)
-		err = <-done
+		termGroup(cmd)
+		select {
+		case err = <-done:
+		case <-time.After(stopGrace):
+			killGroup(cmd)
+			err = <-done
+		}
 		timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
 		interrupted = !timedOut
 	}

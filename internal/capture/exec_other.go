@@ -6,6 +6,9 @@ import "os/exec"
 
 func setGroup(*exec.Cmd) {}
 
+// termGroup kills the command: there is no SIGTERM to send.
+func termGroup(cmd *exec.Cmd) { killGroup(cmd) }
+
 // killGroup kills the command; without process groups its children may
 // outlive it.
 func killGroup(cmd *exec.Cmd) {

@@ -157,7 +157,7 @@ func TestRunTimeoutKillsTheProcessGroup(t *testing.T) {
 	if !errors.As(err, &ee) || ee.TimedOut != 3*time.Second {
 		t.Fatalf("Run = %v, want a timeout", err)
 	}
-	if !strings.Contains(err.Error(), "timed out after 3s (agent.timeout); its process group was killed") || !strings.Contains(err.Error(), "started") {
+	if !strings.Contains(err.Error(), "timed out after 3s (agent.timeout); its process group got SIGTERM, then SIGKILL") || !strings.Contains(err.Error(), "started") {
 		t.Errorf("message %q", err)
 	}
 	// The grandchild sleeps 300s; Run's own drain waits at most
@@ -168,6 +168,47 @@ func TestRunTimeoutKillsTheProcessGroup(t *testing.T) {
 	}
 	// The grandchild is killed; give the kernel a moment to reap it.
 	waitGone(t, readPid(t, pidFile))
+}
+
+// At the timeout the group gets SIGTERM first, so that a wrapper script's
+// trap removes what it made (the example CLI wrappers' temporary HOME)
+// before the run ends.
+func TestRunTimeoutLetsTrapsRun(t *testing.T) {
+	dir := t.TempDir()
+	err := Run(context.Background(), Command{
+		Argv:    []string{"sh", "-c", `trap 'rm -f made; exit 143' TERM; : > made; echo started >&2; sleep 300 & wait`},
+		Dir:     dir,
+		Timeout: 3 * time.Second,
+	})
+	var ee *ExecError
+	if !errors.As(err, &ee) || ee.TimedOut == 0 || !strings.Contains(ee.Stderr, "started") {
+		t.Fatalf("Run = %v, want a timeout after the script started", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "made")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the trap did not remove the file the script made (stat: %v)", err)
+	}
+}
+
+// An agent that ignores SIGTERM is killed stopGrace later, with what it
+// started.
+func TestRunTimeoutKillsWhatIgnoresSIGTERM(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Now()
+	// sh ignores TERM, and so does the sleep it starts, which inherits
+	// the ignored signal.
+	err := Run(context.Background(), Command{
+		Argv:    []string{"sh", "-c", `trap '' TERM; sleep 300 & echo $! > pid; echo started >&2; wait`},
+		Dir:     dir,
+		Timeout: 3 * time.Second,
+	})
+	var ee *ExecError
+	if !errors.As(err, &ee) || ee.TimedOut == 0 || !strings.Contains(ee.Stderr, "started") {
+		t.Fatalf("Run = %v, want a timeout after the script started", err)
+	}
+	if d := time.Since(start); d < 3*time.Second+stopGrace {
+		t.Errorf("Run returned after %s, before the timeout and the grace after SIGTERM had passed", d)
+	}
+	waitGone(t, readPid(t, filepath.Join(dir, "pid")))
 }
 
 // zombie reports whether pid has exited but is not reaped yet.

@@ -14,6 +14,14 @@ func setGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
+// termGroup asks the command's process group to stop (SIGTERM), which
+// lets a wrapper script's trap remove what it made.
+func termGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+	}
+}
+
 // killGroup kills the command's process group.
 func killGroup(cmd *exec.Cmd) {
 	if cmd.Process != nil {

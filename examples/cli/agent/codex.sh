@@ -7,8 +7,8 @@
 # over the network (analytics, update checks, apps, plugins) is turned
 # off, and so are project instruction files (AGENTS.md). Everything a
 # run could take from the machine is fixed or made new: a fresh HOME and
-# working directory under $TMPDIR (removed on exit; a run killed at its
-# timeout leaves it), the working directory a git repository of its own,
+# working directory under $TMPDIR (removed on exit, also on the SIGTERM
+# of a timeout), the working directory a git repository of its own,
 # and an environment of PATH plus what the header should depend on (and
 # the repeat pass's GOMAXPROCS and PYTHONHASHSEED). What still varies
 # from run to run or host to host (ids, the date, the temporary paths,
