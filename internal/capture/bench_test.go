@@ -2,15 +2,18 @@ package capture
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/headergold/headergold/internal/wire"
+	"github.com/tidwall/gjson"
 )
 
 // bigBody is an Anthropic request whose header (tools and system) is
@@ -47,27 +50,144 @@ func BenchmarkCaptureOverhead(b *testing.B) {
 	b.Run("header=new", func(b *testing.B) { benchCapture(b, [][]byte{same, other}) })
 }
 
+// BenchmarkCaptureFloor measures the least that capturing a request can
+// cost, against the same baseline as BenchmarkCaptureOverhead, alternating
+// the two. The floor server reads the body into two buffers it reuses (one
+// for the request, one for the request before), splits it as the fake
+// provider does, which validates what is new (a body that is not JSON gets
+// an error response, and the log holds only JSON) and compares what
+// repeats the request before, and keeps in memory of its own what the log
+// must hold (the conversation, and the header when it changed), for a
+// scenario of 50 requests, as BenchmarkCaptureOverhead's are. It serves no
+// reply and writes no log line: no capture can cost less. It is a
+// benchmark of its own, not a third server in BenchmarkCaptureOverhead: a
+// third server's garbage slows the other two and moves that figure.
+func BenchmarkCaptureFloor(b *testing.B) {
+	same := bigBody(50 << 10)
+	other := bytes.Replace(same, []byte(`"tool_000"`), []byte(`"tool_00a"`), 1)
+	for _, c := range []struct {
+		name   string
+		bodies [][]byte
+	}{{"header=repeated", [][]byte{same}}, {"header=new", [][]byte{same, other}}} {
+		b.Run(c.name, func(b *testing.B) {
+			var mu sync.Mutex // the client sends one request at a time; the race detector does not know
+			var bufs [2][]byte
+			var last *wire.Parts // a view of the other buffer
+			var held [][]byte    // what the log of the scenario holds so far
+			n := 0
+			floor := func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				defer mu.Unlock()
+				buf := bytes.NewBuffer(bufs[n%2][:0])
+				_, err := buf.ReadFrom(r.Body)
+				bufs[n%2] = buf.Bytes()
+				if n++; n%50 == 1 {
+					held, last = nil, nil // a new scenario
+				}
+				var p *wire.Parts
+				if err == nil {
+					p, err = wire.SplitAfter(buf.Bytes(), wire.Anthropic, last)
+				}
+				if err != nil {
+					http.Error(w, err.Error(), http.StatusBadRequest)
+					return
+				}
+				if last == nil || !bytes.Equal(p.Tools, last.Tools) || !bytes.Equal(p.System, last.System) || !bytes.Equal(p.Config, last.Config) {
+					held = append(held, bytes.Clone(p.Config), bytes.Clone(p.System), bytes.Clone(p.Tools))
+				}
+				held = append(held, bytes.Clone(p.Rest))
+				last = p
+				w.Header().Set("Content-Type", "application/json")
+				w.Write([]byte("{}"))
+			}
+			benchServers(b, c.bodies, discard, floor, "floor")
+		})
+	}
+}
+
+// BenchmarkValidate measures the fake provider's validating split of a
+// body with a 50 KB header against the validators at hand, gjson's
+// ValidBytes and encoding/json's Valid, alternating the three on the same
+// bytes.
+func BenchmarkValidate(b *testing.B) {
+	body := bigBody(50 << 10)
+	var tSplit, tGjson, tJSON time.Duration
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		start := time.Now()
+		if _, err := wire.SplitAfter(body, wire.Anthropic, nil); err != nil {
+			b.Fatal(err)
+		}
+		tSplit += time.Since(start)
+		start = time.Now()
+		if !gjson.ValidBytes(body) {
+			b.Fatal("gjson: invalid")
+		}
+		tGjson += time.Since(start)
+		start = time.Now()
+		if !json.Valid(body) {
+			b.Fatal("encoding/json: invalid")
+		}
+		tJSON += time.Since(start)
+	}
+	b.ReportMetric(float64(len(body))*float64(b.N)/tSplit.Seconds()/1e6, "split-MB/s")
+	b.ReportMetric(float64(tGjson)/float64(tSplit), "gjson/split")
+	b.ReportMetric(float64(tJSON)/float64(tSplit), "encoding-json/split")
+}
+
+// discard is the baseline: an httptest server that reads the body and
+// answers {}.
+func discard(w http.ResponseWriter, r *http.Request) {
+	io.Copy(io.Discard, r.Body)
+	w.Header().Set("Content-Type", "application/json")
+	w.Write([]byte("{}"))
+}
+
+// benchServers sends the bodies in turn, each to an httptest server with
+// the baseline handler and to one with the variant, and reports their
+// times per request and the variant's ratio to the baseline.
+func benchServers(b *testing.B, bodies [][]byte, baseline, variant http.HandlerFunc, name string) {
+	servers := []*httptest.Server{httptest.NewServer(baseline), httptest.NewServer(variant)}
+	for _, s := range servers {
+		defer s.Close()
+	}
+	client := &http.Client{}
+	var t [2]time.Duration
+	sent := 0
+	b.SetBytes(int64(len(bodies[0])))
+	for b.Loop() {
+		body := bodies[sent%len(bodies)]
+		sent++
+		for i, s := range servers {
+			start := time.Now()
+			send(b, client, s.URL+"/v1/messages", body)
+			t[i] += time.Since(start)
+		}
+	}
+	b.ReportMetric(float64(t[0].Nanoseconds())/float64(b.N), "baseline-ns/req")
+	b.ReportMetric(float64(t[1].Nanoseconds())/float64(b.N), name+"-ns/req")
+	b.ReportMetric(float64(t[1])/float64(t[0]), name+"/baseline")
+}
+
+// send posts body to url and reads the whole answer, which must be 200.
+func send(b *testing.B, client *http.Client, url string, body []byte) {
+	resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		b.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		b.Fatalf("HTTP %d", resp.StatusCode)
+	}
+}
+
 // benchCapture sends the bodies in turn, each to the baseline and to the
 // fake provider.
 func benchCapture(b *testing.B, bodies [][]byte) {
-	base := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte("{}"))
-	}))
+	base := httptest.NewServer(http.HandlerFunc(discard))
 	defer base.Close()
 	client := &http.Client{}
-	send := func(url string, body []byte) {
-		resp, err := client.Post(url, "application/json", bytes.NewReader(body))
-		if err != nil {
-			b.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			b.Fatalf("HTTP %d", resp.StatusCode)
-		}
-	}
 	const batch = 50
 	replies := make([]wire.Reply, batch)
 	for i := range replies {
@@ -105,10 +225,10 @@ func benchCapture(b *testing.B, bodies [][]byte) {
 		body := bodies[sent%len(bodies)]
 		sent++
 		start := time.Now()
-		send(base.URL+"/v1/messages", body)
+		send(b, client, base.URL+"/v1/messages", body)
 		tBase += time.Since(start)
 		start = time.Now()
-		send(srv.URL()+"/v1/messages", body)
+		send(b, client, srv.URL()+"/v1/messages", body)
 		tCapture += time.Since(start)
 		if served++; served == batch {
 			flush()
