@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""A small travel-weather agent in Python, on the standard library alone.
+
+It speaks the provider's HTTP API itself (urllib and json, as an agent
+without an SDK does), so that it runs wherever python3 does: it sends the
+prompt with its system prompt and tools, runs the tools the model calls,
+sends their results back, and goes on until the model answers with text
+alone (at most --max-steps requests). The final text goes to stdout.
+
+Usage:
+
+  python3 agent.py [--api anthropic|openai-chat] [--stream]
+                   [--tools-from-set] [--max-steps N] --prompt TEXT
+
+It connects to ANTHROPIC_BASE_URL or OPENAI_BASE_URL with
+ANTHROPIC_API_KEY or OPENAI_API_KEY, the variables headergold sets for a
+captured agent. Bodies are written by json.dumps with its defaults, as the
+requests library writes them: a space after each comma and colon, and
+non-ASCII text escaped.
+
+--tools-from-set lists the tools in the order of a set of their names, the
+order of the names' hashes, which PYTHONHASHSEED changes from process to
+process: headergold's repeat pass varies it and reports the tool list as a
+reorder. By default the tools are listed sorted by name.
+"""
+
+import argparse
+import json
+import os
+import sys
+import urllib.error
+import urllib.request
+
+SYSTEM = (
+    "You are a travel-weather assistant. Answer in one or two sentences, "
+    "with the temperature in °C unless asked otherwise. Use the tools for "
+    "facts; never guess a temperature or a time."
+)
+
+# name -> (description, JSON Schema of the arguments, implementation)
+TOOLS = {
+    "get_weather": (
+        "Current weather for a city: temperature in °C and the sky.",
+        {"type": "object", "properties": {"city": {"type": "string", "description": "City name, e.g. Oslo"}}, "required": ["city"]},
+        lambda a: {"city": a["city"], "temperature_c": 12, "sky": "clear"},
+    ),
+    "get_time": (
+        "Local time in a city, 24-hour clock.",
+        {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        lambda a: {"city": a["city"], "time": "14:05"},
+    ),
+    "get_forecast": (
+        "Daily forecast for the next days: high temperature in °C.",
+        {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "days": {"type": "integer", "minimum": 1, "maximum": 7}},
+            "required": ["city", "days"],
+        },
+        lambda a: {"city": a["city"], "highs_c": [11, 10, 9, 12, 13, 11, 10][: a["days"]]},
+    ),
+    "convert_temperature": (
+        "Convert a temperature between °C and °F.",
+        {
+            "type": "object",
+            "properties": {"value": {"type": "number"}, "to": {"type": "string", "enum": ["C", "F"]}},
+            "required": ["value", "to"],
+        },
+        lambda a: {"value": round(a["value"] * 9 / 5 + 32, 1) if a["to"] == "F" else round((a["value"] - 32) * 5 / 9, 1), "unit": a["to"]},
+    ),
+    "remember": (
+        "Keep a short note for later in the conversation.",
+        {"type": "object", "properties": {"note": {"type": "string"}}, "required": ["note"]},
+        lambda a: {"saved": True},
+    ),
+    "list_cities": (
+        "Cities the assistant has weather for.",
+        {"type": "object", "properties": {}},
+        lambda a: {"cities": ["Bergen", "Oslo", "Tromsø"]},
+    ),
+}
+
+
+def tool_names(from_set):
+    if from_set:
+        # A set iterates in the order of its members' hashes: str hashes
+        # are salted per process (PYTHONHASHSEED), so this order is too.
+        return list(set(TOOLS))
+    return sorted(TOOLS)
+
+
+def fail(msg):
+    print("agent: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def post(url, headers, body, stream):
+    data = json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method="POST", headers={"content-type": "application/json", **headers})
+    try:
+        resp = urllib.request.urlopen(req, timeout=30)
+    except urllib.error.HTTPError as e:
+        fail("%s: HTTP %d: %s" % (url, e.code, e.read().decode(errors="replace")))
+    except urllib.error.URLError as e:
+        fail("%s: %s" % (url, e.reason))
+    if not stream:
+        with resp:
+            return json.load(resp)
+    return resp
+
+
+def sse(resp):
+    """Yields (event, data) of a server-sent event stream."""
+    event, data = None, []
+    with resp:
+        for raw in resp:
+            line = raw.decode().rstrip("\r\n")
+            if line == "":
+                if data:
+                    yield event, "\n".join(data)
+                event, data = None, []
+            elif line.startswith("event:"):
+                event = line[len("event:"):].strip()
+            elif line.startswith("data:"):
+                data.append(line[len("data:"):].lstrip())
+    if data:
+        yield event, "\n".join(data)
+
+
+class Anthropic:
+    def __init__(self, names, stream):
+        self.url = os.environ.get("ANTHROPIC_BASE_URL", "https://api.anthropic.com").rstrip("/") + "/v1/messages"
+        self.headers = {"x-api-key": os.environ.get("ANTHROPIC_API_KEY", ""), "anthropic-version": "2023-06-01"}
+        self.stream = stream
+        self.tools = [{"name": n, "description": TOOLS[n][0], "input_schema": TOOLS[n][1]} for n in names]
+
+    def step(self, messages):
+        """Sends the conversation; returns (text, [(id, name, args)])."""
+        body = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "system": SYSTEM, "tools": self.tools, "messages": messages}
+        if self.stream:
+            body["stream"] = True
+            blocks = self.read_stream(post(self.url, self.headers, body, True))
+        else:
+            blocks = post(self.url, self.headers, body, False)["content"]
+        messages.append({"role": "assistant", "content": blocks})
+        text = "".join(b["text"] for b in blocks if b["type"] == "text")
+        calls = [(b["id"], b["name"], b["input"]) for b in blocks if b["type"] == "tool_use"]
+        return text, calls
+
+    @staticmethod
+    def read_stream(resp):
+        blocks, partial = [], {}
+        for event, data in sse(resp):
+            ev = json.loads(data)
+            if event == "content_block_start":
+                blocks.append(dict(ev["content_block"]))
+                partial[ev["index"]] = ""
+            elif event == "content_block_delta":
+                d, b = ev["delta"], blocks[ev["index"]]
+                if d["type"] == "text_delta":
+                    b["text"] += d["text"]
+                elif d["type"] == "input_json_delta":
+                    partial[ev["index"]] += d["partial_json"]
+            elif event == "content_block_stop":
+                b = blocks[ev["index"]]
+                if b["type"] == "tool_use":
+                    b["input"] = json.loads(partial[ev["index"]] or "{}")
+            elif event == "error":
+                fail("stream error: " + data)
+        return blocks
+
+    @staticmethod
+    def results(messages, results):
+        messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": i, "content": out} for i, out in results]})
+
+
+class OpenAIChat:
+    def __init__(self, names, stream):
+        self.url = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1").rstrip("/") + "/chat/completions"
+        self.headers = {"authorization": "Bearer " + os.environ.get("OPENAI_API_KEY", "")}
+        self.stream = stream
+        self.tools = [{"type": "function", "function": {"name": n, "description": TOOLS[n][0], "parameters": TOOLS[n][1]}} for n in names]
+
+    def step(self, messages):
+        body = {"model": "gpt-4.1", "messages": [{"role": "system", "content": SYSTEM}] + messages, "tools": self.tools}
+        if self.stream:
+            body["stream"] = True
+            msg = self.read_stream(post(self.url, self.headers, body, True))
+        else:
+            msg = post(self.url, self.headers, body, False)["choices"][0]["message"]
+        calls = msg.get("tool_calls") or []
+        kept = {"role": "assistant", "content": msg.get("content")}
+        if calls:
+            kept["tool_calls"] = calls
+        messages.append(kept)
+        return msg.get("content") or "", [(c["id"], c["function"]["name"], json.loads(c["function"]["arguments"] or "{}")) for c in calls]
+
+    @staticmethod
+    def read_stream(resp):
+        content, calls = None, []
+        for _, data in sse(resp):
+            if data == "[DONE]":
+                break
+            chunk = json.loads(data)
+            if not chunk.get("choices"):
+                continue
+            delta = chunk["choices"][0].get("delta", {})
+            if delta.get("content"):
+                content = (content or "") + delta["content"]
+            for tc in delta.get("tool_calls") or []:
+                while len(calls) <= tc["index"]:
+                    calls.append({"id": "", "type": "function", "function": {"name": "", "arguments": ""}})
+                c = calls[tc["index"]]
+                c["id"] += tc.get("id") or ""
+                c["function"]["name"] += tc.get("function", {}).get("name") or ""
+                c["function"]["arguments"] += tc.get("function", {}).get("arguments") or ""
+        msg = {"role": "assistant", "content": content}
+        if calls:
+            msg["tool_calls"] = calls
+        return msg
+
+    @staticmethod
+    def results(messages, results):
+        for i, out in results:
+            messages.append({"role": "tool", "tool_call_id": i, "content": out})
+
+
+def main():
+    p = argparse.ArgumentParser(description="A travel-weather agent on the standard library.")
+    p.add_argument("--api", choices=["anthropic", "openai-chat"], default="anthropic")
+    p.add_argument("--stream", action="store_true")
+    p.add_argument("--tools-from-set", action="store_true", help="list the tools in the order of a set of their names")
+    p.add_argument("--max-steps", type=int, default=8)
+    p.add_argument("--prompt", required=True)
+    args = p.parse_args()
+    if args.max_steps < 1:
+        p.error("--max-steps: want a whole number from 1")
+    api = (Anthropic if args.api == "anthropic" else OpenAIChat)(tool_names(args.tools_from_set), args.stream)
+    messages = [{"role": "user", "content": args.prompt}]
+    for _ in range(args.max_steps):
+        text, calls = api.step(messages)
+        if not calls:
+            print(text)
+            return
+        results = []
+        for call_id, name, call_args in calls:
+            if name not in TOOLS:
+                results.append((call_id, json.dumps({"error": "unknown tool " + name})))
+                continue
+            results.append((call_id, json.dumps(TOOLS[name][2](call_args))))
+        api.results(messages, results)
+    fail("no answer after %d requests" % args.max_steps)
+
+
+if __name__ == "__main__":
+    main()
