@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,6 +28,58 @@ func TestGolden(t *testing.T) {
 func TestAnswers(t *testing.T) {
 	exampletest.NeedPython(t)
 	exampletest.Answers(t, "fixtures", "golden")
+}
+
+// TestStreamedHeadersArePinned holds each streamed scenario's headers to
+// those of its twin that does not stream, which a sidecar pins: stream is
+// no part of a header, so every header event must be the same bytes, and
+// a header change on the streaming path alone cannot pass unseen.
+func TestStreamedHeadersArePinned(t *testing.T) {
+	exampletest.NeedPython(t)
+	s, err := harness.Load(harness.Options{Fixtures: "fixtures", Golden: "golden"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := 0
+	for _, f := range s.Fixtures() {
+		twin := s.Fixture(strings.TrimSuffix(f.Name, "-stream"))
+		if twin == f || twin == nil {
+			continue
+		}
+		pairs++
+		t.Run(f.Name, func(t *testing.T) {
+			if !twin.Pin {
+				t.Fatalf("%s, the twin of %s, is not pinned", twin.Name, f.Name)
+			}
+			got, want := headerEvents(t, s, f), headerEvents(t, s, twin)
+			if len(got) == 0 || !slices.Equal(got, want) {
+				t.Errorf("the header events of %s:\n%s\ndiffer from those of %s:\n%s", f.Name, strings.Join(got, "\n"), twin.Name, strings.Join(want, "\n"))
+			}
+		})
+	}
+	if pairs != 2 {
+		t.Errorf("%d streamed scenarios with a twin, want 2", pairs)
+	}
+}
+
+// headerEvents runs f (every check but the golden comparison) and returns
+// the request/header lines of its full log.
+func headerEvents(t *testing.T, s *harness.Suite, f *harness.Fixture) []string {
+	t.Helper()
+	out, res := s.Check(f)
+	for _, fl := range res.Failures {
+		t.Errorf("%s", fl)
+	}
+	if out == nil {
+		t.Fatalf("%s: no outputs", f.Name)
+	}
+	var lines []string
+	for _, line := range strings.Split(string(out.Log), "\n") {
+		if strings.HasPrefix(line, `{"type":"request/header"`) {
+			lines = append(lines, line)
+		}
+	}
+	return lines
 }
 
 // repeatScenario writes a captured scenario with runs runs of the agent

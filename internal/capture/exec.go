@@ -47,7 +47,7 @@ type ExecError struct {
 func (e *ExecError) Error() string {
 	var b strings.Builder
 	if e.TimedOut > 0 {
-		fmt.Fprintf(&b, "agent [%s] timed out after %s (agent.timeout); its process group got SIGTERM, then SIGKILL", QuoteArgv(e.Argv), e.TimedOut)
+		fmt.Fprintf(&b, "agent [%s] timed out after %s (agent.timeout); %s", QuoteArgv(e.Argv), e.TimedOut, stopped)
 	} else {
 		fmt.Fprintf(&b, "agent [%s]: %v", QuoteArgv(e.Argv), e.Err)
 	}

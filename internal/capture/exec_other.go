@@ -6,6 +6,9 @@ import "os/exec"
 
 func setGroup(*exec.Cmd) {}
 
+// stopped says how a run was stopped at its timeout.
+const stopped = "it was killed"
+
 // termGroup kills the command: there is no SIGTERM to send.
 func termGroup(cmd *exec.Cmd) { killGroup(cmd) }
 

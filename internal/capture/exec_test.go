@@ -144,9 +144,9 @@ func TestRunTimeoutKillsTheProcessGroup(t *testing.T) {
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pid")
 	start := time.Now()
-	// The grandchild would outlive a kill of the direct child alone. The
-	// script must have written its pid and its line before the timeout
-	// kills it: 3s leaves a loaded machine the time to start sh and its
+	// The grandchild would outlive a signal to the direct child alone.
+	// The script must have written its pid and its line before the
+	// timeout's SIGTERM ends it: 3s leaves a loaded machine the time to start sh and its
 	// child (at 500ms the kill could come first).
 	err := Run(context.Background(), Command{
 		Argv:    []string{"sh", "-c", `sleep 300 & echo $! > pid; echo started >&2; wait`},

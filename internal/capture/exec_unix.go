@@ -14,6 +14,9 @@ func setGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
+// stopped says how a run was stopped at its timeout.
+const stopped = "its process group got SIGTERM, then SIGKILL"
+
 // termGroup asks the command's process group to stop (SIGTERM), which
 // lets a wrapper script's trap remove what it made.
 func termGroup(cmd *exec.Cmd) {

@@ -18,10 +18,11 @@ import (
 
 // Answers runs every scenario of the fixtures directory once more, its
 // agent.exec started by an in-process agent function (in agent.dir, with
-// agent.env and agent.timeout, as the harness would start it) so that the
-// test sees what the agent printed, which must be the text of the
-// scenario's last reply and a line break. Each run's captured log must
-// still be the committed golden file, byte for byte.
+// agent.env and agent.timeout, as the harness would start it, except that
+// the end of a run kills its process group at once, with no SIGTERM
+// first) so that the test sees what the agent printed, which must be the
+// text of the scenario's last reply and a line break. Each run's captured
+// log must still be the committed golden file, byte for byte.
 func Answers(t *testing.T, fixtures, golden string) {
 	t.Helper()
 	fixtures, err := filepath.Abs(fixtures)

@@ -25,6 +25,7 @@ reorder. By default the tools are listed sorted by name.
 """
 
 import argparse
+import http.client
 import json
 import os
 import sys
@@ -98,32 +99,52 @@ def post(url, headers, body, stream):
     req = urllib.request.Request(url, data=data, method="POST", headers={"content-type": "application/json", **headers})
     try:
         resp = urllib.request.urlopen(req, timeout=30)
+        if not stream:
+            with resp:
+                return json.load(resp)
     except urllib.error.HTTPError as e:
         fail("%s: HTTP %d: %s" % (url, e.code, e.read().decode(errors="replace")))
     except urllib.error.URLError as e:
         fail("%s: %s" % (url, e.reason))
-    if not stream:
-        with resp:
-            return json.load(resp)
+    except (OSError, http.client.HTTPException, ValueError) as e:
+        # A connection cut or timed out, or a body that is not JSON.
+        fail("%s: %s" % (url, e))
     return resp
+
+
+def field(line, name):
+    """The value of an SSE field line: one space after the colon is not
+    part of it."""
+    v = line[len(name) + 1:]
+    return v[1:] if v.startswith(" ") else v
 
 
 def sse(resp):
     """Yields (event, data) of a server-sent event stream."""
     event, data = None, []
-    with resp:
-        for raw in resp:
-            line = raw.decode().rstrip("\r\n")
-            if line == "":
-                if data:
-                    yield event, "\n".join(data)
-                event, data = None, []
-            elif line.startswith("event:"):
-                event = line[len("event:"):].strip()
-            elif line.startswith("data:"):
-                data.append(line[len("data:"):].lstrip())
+    try:
+        with resp:
+            for raw in resp:
+                line = raw.decode().rstrip("\r\n")
+                if line == "":
+                    if data:
+                        yield event, "\n".join(data)
+                    event, data = None, []
+                elif line.startswith("event:"):
+                    event = field(line, "event")
+                elif line.startswith("data:"):
+                    data.append(field(line, "data"))
+    except (OSError, http.client.HTTPException, UnicodeDecodeError) as e:
+        fail("reading the stream: %s" % e)
     if data:
         yield event, "\n".join(data)
+
+
+def load(data):
+    try:
+        return json.loads(data)
+    except ValueError as e:
+        fail("a stream event that is not JSON: %s: %r" % (e, data[:200]))
 
 
 class Anthropic:
@@ -148,9 +169,9 @@ class Anthropic:
 
     @staticmethod
     def read_stream(resp):
-        blocks, partial = [], {}
+        blocks, partial, stopped = [], {}, False
         for event, data in sse(resp):
-            ev = json.loads(data)
+            ev = load(data)
             if event == "content_block_start":
                 blocks.append(dict(ev["content_block"]))
                 partial[ev["index"]] = ""
@@ -163,14 +184,28 @@ class Anthropic:
             elif event == "content_block_stop":
                 b = blocks[ev["index"]]
                 if b["type"] == "tool_use":
-                    b["input"] = json.loads(partial[ev["index"]] or "{}")
+                    b["input"] = load(partial.pop(ev["index"]) or "{}")
+            elif event == "message_stop":
+                stopped = True
             elif event == "error":
                 fail("stream error: " + data)
+        # A stream cut short is not an answer, even where what came
+        # before it reads as one.
+        if not stopped:
+            fail("the stream ended before message_stop")
+        if any(b["type"] == "tool_use" for i, b in enumerate(blocks) if i in partial):
+            fail("the stream ended inside a tool call")
         return blocks
 
     @staticmethod
     def results(messages, results):
-        messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": i, "content": out} for i, out in results]})
+        content = []
+        for i, out, failed in results:
+            r = {"type": "tool_result", "tool_use_id": i, "content": out}
+            if failed:
+                r["is_error"] = True
+            content.append(r)
+        messages.append({"role": "user", "content": content})
 
 
 class OpenAIChat:
@@ -192,15 +227,16 @@ class OpenAIChat:
         if calls:
             kept["tool_calls"] = calls
         messages.append(kept)
-        return msg.get("content") or "", [(c["id"], c["function"]["name"], json.loads(c["function"]["arguments"] or "{}")) for c in calls]
+        return msg.get("content") or "", [(c["id"], c["function"]["name"], load(c["function"]["arguments"] or "{}")) for c in calls]
 
     @staticmethod
     def read_stream(resp):
-        content, calls = None, []
+        content, calls, done = None, [], False
         for _, data in sse(resp):
             if data == "[DONE]":
+                done = True
                 break
-            chunk = json.loads(data)
+            chunk = load(data)
             if not chunk.get("choices"):
                 continue
             delta = chunk["choices"][0].get("delta", {})
@@ -213,6 +249,8 @@ class OpenAIChat:
                 c["id"] += tc.get("id") or ""
                 c["function"]["name"] += tc.get("function", {}).get("name") or ""
                 c["function"]["arguments"] += tc.get("function", {}).get("arguments") or ""
+        if not done:
+            fail("the stream ended before data: [DONE]")
         msg = {"role": "assistant", "content": content}
         if calls:
             msg["tool_calls"] = calls
@@ -220,8 +258,19 @@ class OpenAIChat:
 
     @staticmethod
     def results(messages, results):
-        for i, out in results:
+        for i, out, _ in results:
             messages.append({"role": "tool", "tool_call_id": i, "content": out})
+
+
+def run_tool(call_id, name, args):
+    """Runs a tool call; returns (id, result text, whether it failed). A
+    failure goes back to the model, as an agent's loop sends it."""
+    if name not in TOOLS:
+        return call_id, json.dumps({"error": "unknown tool " + name}), True
+    try:
+        return call_id, json.dumps(TOOLS[name][2](args)), False
+    except (KeyError, TypeError, ValueError) as e:
+        return call_id, json.dumps({"error": "%s: bad arguments: %s" % (name, e)}), True
 
 
 def main():
@@ -241,13 +290,7 @@ def main():
         if not calls:
             print(text)
             return
-        results = []
-        for call_id, name, call_args in calls:
-            if name not in TOOLS:
-                results.append((call_id, json.dumps({"error": "unknown tool " + name})))
-                continue
-            results.append((call_id, json.dumps(TOOLS[name][2](call_args))))
-        api.results(messages, results)
+        api.results(messages, [run_tool(*c) for c in calls])
     fail("no answer after %d requests" % args.max_steps)
 
 
