@@ -63,19 +63,10 @@ func TestRepeatCatchesCodexKeyOrder(t *testing.T) {
 		},
 		"replies": []map[string]string{{"text": "Hello."}},
 	})
-	_, res := s.Check(f) // every check but the golden comparison
-	var repeat *harness.Failure
-	for i, fl := range res.Failures {
-		if fl.Check == harness.CheckRepeat {
-			repeat = &res.Failures[i]
-		} else {
-			t.Errorf("unexpected failure: %s", fl)
-		}
-	}
+	repeat := exampletest.RepeatFailure(t, s, f)
 	if repeat == nil {
 		t.Fatal("8 runs of Codex CLI sent the same client_metadata bytes: its keys no longer follow a hash map, and this test shows nothing")
 	}
-	t.Logf("%s", repeat)
 	if want := "differs at config.client_metadata (kinds: encoding (key order))"; !strings.Contains(repeat.Msg, want) {
 		t.Errorf("repeat failure %q does not say %q", repeat.Msg, want)
 	}
