@@ -53,8 +53,8 @@ func TestStreamedHeadersArePinned(t *testing.T) {
 			}
 		})
 	}
-	if pairs != 2 {
-		t.Errorf("%d streamed scenarios with a twin, want 2", pairs)
+	if pairs != 4 {
+		t.Errorf("%d streamed scenarios with a twin, want 4", pairs)
 	}
 }
 

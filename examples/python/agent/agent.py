@@ -9,12 +9,12 @@ alone (at most --max-steps requests). The final text goes to stdout.
 
 Usage:
 
-  python3 agent.py [--api anthropic|openai-chat] [--stream]
-                   [--tools-from-set] [--max-steps N] --prompt TEXT
+  python3 agent.py [--api anthropic|openai-chat|openai-responses|gemini]
+                   [--stream] [--tools-from-set] [--max-steps N] --prompt TEXT
 
-It connects to ANTHROPIC_BASE_URL or OPENAI_BASE_URL with
-ANTHROPIC_API_KEY or OPENAI_API_KEY, the variables headergold sets for a
-captured agent. Bodies are written by json.dumps with its defaults, as the
+It connects to ANTHROPIC_BASE_URL, OPENAI_BASE_URL or
+GOOGLE_GEMINI_BASE_URL with ANTHROPIC_API_KEY, OPENAI_API_KEY or
+GEMINI_API_KEY, the variables headergold sets for a captured agent. Bodies are written by json.dumps with its defaults, as the
 requests library writes them: a space after each comma and colon, and
 non-ASCII text escaped.
 
@@ -273,9 +273,101 @@ def run_tool(call_id, name, args):
         return call_id, json.dumps({"error": "%s: bad arguments: %s" % (name, e)}), True
 
 
+class OpenAIResponses:
+    def __init__(self, names, stream):
+        self.url = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1").rstrip("/") + "/responses"
+        self.headers = {"authorization": "Bearer " + os.environ.get("OPENAI_API_KEY", "")}
+        self.stream = stream
+        self.tools = [{"type": "function", "name": n, "description": TOOLS[n][0], "parameters": TOOLS[n][1]} for n in names]
+
+    def step(self, messages):
+        body = {"model": "gpt-4.1", "instructions": SYSTEM, "input": messages, "tools": self.tools}
+        if self.stream:
+            body["stream"] = True
+            output = self.read_stream(post(self.url, self.headers, body, True))
+        else:
+            output = post(self.url, self.headers, body, False)["output"]
+        text, calls = "", []
+        for item in output:
+            if item["type"] == "message":
+                said = "".join(c["text"] for c in item["content"] if c["type"] == "output_text")
+                messages.append({"role": "assistant", "content": said})
+                text += said
+            elif item["type"] == "function_call":
+                messages.append({"type": "function_call", "call_id": item["call_id"], "name": item["name"], "arguments": item["arguments"]})
+                calls.append((item["call_id"], item["name"], load(item["arguments"] or "{}")))
+        return text, calls
+
+    @staticmethod
+    def read_stream(resp):
+        # The last event holds the whole response; the deltas before it
+        # are for a client that shows text as it comes.
+        for event, data in sse(resp):
+            if event == "response.completed":
+                return load(data)["response"]["output"]
+            if event in ("error", "response.failed"):
+                fail("stream error: " + data)
+        fail("the stream ended before response.completed")
+
+    @staticmethod
+    def results(messages, results):
+        for i, out, _ in results:
+            messages.append({"type": "function_call_output", "call_id": i, "output": out})
+
+
+class Gemini:
+    def __init__(self, names, stream):
+        base = os.environ.get("GOOGLE_GEMINI_BASE_URL", "https://generativelanguage.googleapis.com").rstrip("/")
+        model = "/v1beta/models/gemini-2.5-flash"
+        self.url = base + model + (":streamGenerateContent?alt=sse" if stream else ":generateContent")
+        self.headers = {"x-goog-api-key": os.environ.get("GEMINI_API_KEY", "")}
+        self.stream = stream
+        self.tools = [{"functionDeclarations": [{"name": n, "description": TOOLS[n][0], "parameters": TOOLS[n][1]} for n in names]}]
+        self.names = {}  # call id -> tool name, for the function responses
+
+    def step(self, messages):
+        body = {"systemInstruction": {"parts": [{"text": SYSTEM}]}, "contents": messages, "tools": self.tools}
+        if self.stream:
+            parts = self.read_stream(post(self.url, self.headers, body, True))
+        else:
+            parts = post(self.url, self.headers, body, False)["candidates"][0]["content"]["parts"]
+        messages.append({"role": "model", "parts": parts})
+        text = "".join(p["text"] for p in parts if "text" in p)
+        calls = []
+        for p in parts:
+            if "functionCall" in p:
+                fc = p["functionCall"]
+                self.names[fc.get("id", "")] = fc["name"]
+                calls.append((fc.get("id", ""), fc["name"], fc.get("args", {})))
+        return text, calls
+
+    @staticmethod
+    def read_stream(resp):
+        parts, finished = [], False
+        for _, data in sse(resp):
+            cand = load(data)["candidates"][0]
+            parts += cand.get("content", {}).get("parts", [])
+            finished = finished or "finishReason" in cand
+        if not finished:
+            fail("the stream ended before a finishReason")
+        return parts
+
+    def results(self, messages, results):
+        responses = []
+        for i, out, _ in results:
+            fr = {"name": self.names[i], "response": load(out)}
+            if i:
+                fr["id"] = i
+            responses.append({"functionResponse": fr})
+        messages.append({"role": "user", "parts": responses})
+
+
+APIS = {"anthropic": Anthropic, "openai-chat": OpenAIChat, "openai-responses": OpenAIResponses, "gemini": Gemini}
+
+
 def main():
     p = argparse.ArgumentParser(description="A travel-weather agent on the standard library.")
-    p.add_argument("--api", choices=["anthropic", "openai-chat"], default="anthropic")
+    p.add_argument("--api", choices=list(APIS), default="anthropic")
     p.add_argument("--stream", action="store_true")
     p.add_argument("--tools-from-set", action="store_true", help="list the tools in the order of a set of their names")
     p.add_argument("--max-steps", type=int, default=8)
@@ -283,8 +375,11 @@ def main():
     args = p.parse_args()
     if args.max_steps < 1:
         p.error("--max-steps: want a whole number from 1")
-    api = (Anthropic if args.api == "anthropic" else OpenAIChat)(tool_names(args.tools_from_set), args.stream)
-    messages = [{"role": "user", "content": args.prompt}]
+    api = APIS[args.api](tool_names(args.tools_from_set), args.stream)
+    if args.api == "gemini":
+        messages = [{"role": "user", "parts": [{"text": args.prompt}]}]
+    else:
+        messages = [{"role": "user", "content": args.prompt}]
     for _ in range(args.max_steps):
         text, calls = api.step(messages)
         if not calls:
