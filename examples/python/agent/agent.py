@@ -89,6 +89,17 @@ def tool_names(from_set):
     return sorted(TOOLS)
 
 
+def run_tool(call_id, name, args):
+    """Runs a tool call; returns (id, result text, whether it failed). A
+    failure goes back to the model, as an agent's loop sends it."""
+    if name not in TOOLS:
+        return call_id, json.dumps({"error": "unknown tool " + name}), True
+    try:
+        return call_id, json.dumps(TOOLS[name][2](args)), False
+    except (KeyError, TypeError, ValueError) as e:
+        return call_id, json.dumps({"error": "%s: bad arguments: %s" % (name, e)}), True
+
+
 def fail(msg):
     print("agent: " + msg, file=sys.stderr)
     sys.exit(1)
@@ -260,17 +271,6 @@ class OpenAIChat:
     def results(messages, results):
         for i, out, _ in results:
             messages.append({"role": "tool", "tool_call_id": i, "content": out})
-
-
-def run_tool(call_id, name, args):
-    """Runs a tool call; returns (id, result text, whether it failed). A
-    failure goes back to the model, as an agent's loop sends it."""
-    if name not in TOOLS:
-        return call_id, json.dumps({"error": "unknown tool " + name}), True
-    try:
-        return call_id, json.dumps(TOOLS[name][2](args)), False
-    except (KeyError, TypeError, ValueError) as e:
-        return call_id, json.dumps({"error": "%s: bad arguments: %s" % (name, e)}), True
 
 
 class OpenAIResponses:
