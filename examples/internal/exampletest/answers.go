@@ -18,11 +18,10 @@ import (
 
 // Answers runs every scenario of the fixtures directory once more, its
 // agent.exec started by an in-process agent function (in agent.dir, with
-// agent.env and agent.timeout, as the harness would start it, except that
-// the end of a run kills its process group at once, with no SIGTERM
-// first) so that the test sees what the agent printed, which must be the
-// text of the scenario's last reply and a line break. Each run's captured
-// log must still be the committed golden file, byte for byte.
+// agent.env and agent.timeout, as the harness would start and stop it) so
+// that the test sees what the agent printed, which must be the text of the
+// scenario's last reply and a line break. Each run's captured log must
+// still be the committed golden file, byte for byte.
 func Answers(t *testing.T, fixtures, golden string) {
 	t.Helper()
 	fixtures, err := filepath.Abs(fixtures)
@@ -103,9 +102,12 @@ func Answers(t *testing.T, fixtures, golden string) {
 		for k, v := range s.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
-		// The agent and whatever it starts go when the run ends.
-		inGroup(cmd)
-		cmd.WaitDelay = 5 * time.Second
+		// The agent and whatever it starts go when the run ends: at its
+		// timeout SIGTERM, then, 2 s later, SIGKILL (WaitDelay kills the
+		// agent, killRest the rest of its group).
+		killRest := inGroup(cmd)
+		defer killRest()
+		cmd.WaitDelay = 2 * time.Second
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {
