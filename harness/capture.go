@@ -185,6 +185,13 @@ func otherCredentials() []string {
 	return []string{"ANTHROPIC_AUTH_TOKEN", "AZURE_OPENAI_API_KEY", "OPENAI_ADMIN_KEY", "GOOGLE_APPLICATION_CREDENTIALS"}
 }
 
+// apiKeys are the variables of the API keys a captured agent gets dummy
+// values of; GOOGLE_GENERATIVE_AI_API_KEY is the AI SDK's
+// (@ai-sdk/google).
+func apiKeys() []string {
+	return []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY"}
+}
+
 // sessionEnv is the environment a captured agent gets for a fake
 // provider at url, the fixture's agent.env on top.
 // A recording proxy forwards the agent's own API keys, so then the
@@ -196,8 +203,7 @@ func sessionEnv(f *Fixture, url string, v variation, upstream bool) map[string]s
 		"GOOGLE_GEMINI_BASE_URL": url,
 	}
 	if !upstream {
-		// GOOGLE_GENERATIVE_AI_API_KEY is the AI SDK's (@ai-sdk/google).
-		for _, k := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY"} {
+		for _, k := range apiKeys() {
 			env[k] = dummyKey
 		}
 	}
@@ -280,6 +286,13 @@ func (s *Suite) runCaptured(ctx context.Context, f *Fixture, v variation, cr cap
 		GeminiBaseURL: srv.URL(), HTTPClient: srv.Client(), Env: env}
 	if !cr.upstream {
 		sess.Unset = otherCredentials()
+	} else {
+		sess.credentials = map[string]string{}
+		for _, k := range append(apiKeys(), otherCredentials()...) {
+			if v, ok := os.LookupEnv(k); ok {
+				sess.credentials[k] = v
+			}
+		}
 	}
 	defer sess.HTTPClient.CloseIdleConnections()
 	var runErr error

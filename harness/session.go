@@ -41,13 +41,26 @@ type Session struct {
 	// machine's credentials other than the API keys Env replaces (none
 	// when recording from a real provider, whose agent keeps them all).
 	Unset []string
+	// credentials are the machine's API keys and other credentials, when
+	// recording from a real provider: a subprocess agent inherits them,
+	// and Getenv gives them to an in-process one. They are kept out of
+	// Env, which Exports prints.
+	credentials map[string]string
 }
 
 // Getenv returns the session's value of an environment variable: Env's,
 // or "" when Env has none. It never reads the process environment, so a
 // run cannot depend on the machine it runs on (Env's proxy exceptions
-// aside, which no agent's header should read).
-func (s *Session) Getenv(key string) string { return s.Env[key] }
+// aside, which no agent's header should read), with one exception: when
+// recording from a real provider (Options.Upstream), where Env has no
+// dummy keys, it gives the process's API keys and other credentials, as
+// a subprocess agent inherits them, so that the agent sends its real key.
+func (s *Session) Getenv(key string) string {
+	if v, ok := s.Env[key]; ok {
+		return v
+	}
+	return s.credentials[key]
+}
 
 // AgentFunc runs an in-process agent against a session, to its end. An
 // error fails the run (check agent), with its message.

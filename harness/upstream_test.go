@@ -525,3 +525,60 @@ curl -sS -f -o /dev/null -H 'content-type: application/json' -H "x-api-key: $ANT
 		t.Errorf("the agent saw %q, want %q", got, want)
 	}
 }
+
+// An in-process agent recording from a real provider gets the machine's
+// API key from Session.Getenv, as a subprocess agent inherits it, and the
+// key stays out of Env and of what Exports prints.
+func TestRecordFromUpstreamInProcessAgentGetsItsKey(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", secret)
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "REAL-TOKEN")
+	up := startUpstream(t, "")
+	dir := t.TempDir()
+	var seen []string
+	agent := func(ctx context.Context, s *Session) error {
+		if _, ok := s.Env["ANTHROPIC_API_KEY"]; ok {
+			return fmt.Errorf("Env holds the API key")
+		}
+		if ex := strings.Join(s.Exports(), "\n"); strings.Contains(ex, secret) {
+			return fmt.Errorf("Exports print the API key: %s", ex)
+		}
+		seen = append(seen, s.Getenv("ANTHROPIC_AUTH_TOKEN"))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.AnthropicBaseURL+"/v1/messages",
+			strings.NewReader(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}`))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("content-type", "application/json")
+		req.Header.Set("x-api-key", s.Getenv("ANTHROPIC_API_KEY"))
+		resp, err := s.HTTPClient.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		io.Copy(io.Discard, resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("HTTP %d", resp.StatusCode)
+		}
+		return nil
+	}
+	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1,
+		Upstream: &Upstream{URL: up.URL}, Agent: agent}
+	for _, d := range []string{opts.Fixtures, opts.Golden} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(opts.Fixtures, "x.json"), `{"description":"d","runs":1,"agent":{}}`+"\n")
+	if _, failed, err := mustLoad(t, opts).Record(RecordOptions{}); err != nil {
+		t.Fatalf("record: %v %v", err, failed)
+	}
+	up.mu.Lock()
+	keys := slices.Clone(up.keys)
+	up.mu.Unlock()
+	if len(keys) != 1 || keys[0] != secret {
+		t.Errorf("the upstream got keys %q, want the machine's", keys)
+	}
+	if !slices.Equal(seen, []string{"REAL-TOKEN"}) {
+		t.Errorf("the agent saw ANTHROPIC_AUTH_TOKEN %q, want the machine's", seen)
+	}
+}
