@@ -497,29 +497,12 @@ func TestRecordFromUpstreamAgentKeepsItsCredentials(t *testing.T) {
 	for _, k := range []string{"ANTHROPIC_AUTH_TOKEN", "AZURE_OPENAI_API_KEY", "OPENAI_ADMIN_KEY", "GOOGLE_APPLICATION_CREDENTIALS"} {
 		t.Setenv(k, "REAL-"+k)
 	}
-	up := startUpstream(t, "")
-	dir := t.TempDir()
-	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1, Upstream: &Upstream{URL: up.URL}}
-	for _, d := range []string{opts.Fixtures, opts.Golden} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out := filepath.Join(dir, "env.out")
+	out := filepath.Join(t.TempDir(), "env.out")
 	script := `printf '%s|%s|%s|%s\n' "$ANTHROPIC_AUTH_TOKEN" "$AZURE_OPENAI_API_KEY" "$OPENAI_ADMIN_KEY" "$GOOGLE_APPLICATION_CREDENTIALS" >> ` + out + `
 curl -sS -f -o /dev/null -H 'content-type: application/json' -H "x-api-key: $ANTHROPIC_API_KEY" \
   -d '{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}' "$ANTHROPIC_BASE_URL/v1/messages"`
 	b, _ := json.Marshal([]string{"sh", "-c", script})
-	writeFile(t, filepath.Join(opts.Fixtures, "x.json"), `{"description":"d","runs":1,"agent":{"exec":`+string(b)+`}}`+"\n")
-	if _, failed, err := mustLoad(t, opts).Record(RecordOptions{}); err != nil {
-		t.Fatalf("record: %v %v", err, failed)
-	}
-	up.mu.Lock()
-	keys := slices.Clone(up.keys)
-	up.mu.Unlock()
-	if len(keys) != 1 || keys[0] != secret {
-		t.Errorf("the upstream got keys %q, want the machine's", keys)
-	}
+	recordSendsSecret(t, `{"exec":`+string(b)+`}`, nil)
 	got := string(readFile(t, out))
 	if want := "REAL-ANTHROPIC_AUTH_TOKEN|REAL-AZURE_OPENAI_API_KEY|REAL-OPENAI_ADMIN_KEY|REAL-GOOGLE_APPLICATION_CREDENTIALS\n"; got != want {
 		t.Errorf("the agent saw %q, want %q", got, want)
@@ -532,8 +515,6 @@ curl -sS -f -o /dev/null -H 'content-type: application/json' -H "x-api-key: $ANT
 func TestRecordFromUpstreamInProcessAgentGetsItsKey(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", secret)
 	t.Setenv("ANTHROPIC_AUTH_TOKEN", "REAL-TOKEN")
-	up := startUpstream(t, "")
-	dir := t.TempDir()
 	var seen []string
 	agent := func(ctx context.Context, s *Session) error {
 		if _, ok := s.Env["ANTHROPIC_API_KEY"]; ok {
@@ -561,14 +542,28 @@ func TestRecordFromUpstreamInProcessAgentGetsItsKey(t *testing.T) {
 		}
 		return nil
 	}
+	recordSendsSecret(t, `{}`, agent)
+	if !slices.Equal(seen, []string{"REAL-TOKEN"}) {
+		t.Errorf("the agent saw ANTHROPIC_AUTH_TOKEN %q, want the machine's", seen)
+	}
+}
+
+// recordSendsSecret records a scenario of one run of the agent agentSpec
+// (the fixture's "agent" member; fn runs an in-process one) from a test
+// upstream, and requires the one request the agent sends to have reached
+// it with the machine's API key, secret.
+func recordSendsSecret(t *testing.T, agentSpec string, fn AgentFunc) {
+	t.Helper()
+	up := startUpstream(t, "")
+	dir := t.TempDir()
 	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1,
-		Upstream: &Upstream{URL: up.URL}, Agent: agent}
+		Upstream: &Upstream{URL: up.URL}, Agent: fn}
 	for _, d := range []string{opts.Fixtures, opts.Golden} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	writeFile(t, filepath.Join(opts.Fixtures, "x.json"), `{"description":"d","runs":1,"agent":{}}`+"\n")
+	writeFile(t, filepath.Join(opts.Fixtures, "x.json"), `{"description":"d","runs":1,"agent":`+agentSpec+`}`+"\n")
 	if _, failed, err := mustLoad(t, opts).Record(RecordOptions{}); err != nil {
 		t.Fatalf("record: %v %v", err, failed)
 	}
@@ -577,8 +572,5 @@ func TestRecordFromUpstreamInProcessAgentGetsItsKey(t *testing.T) {
 	up.mu.Unlock()
 	if len(keys) != 1 || keys[0] != secret {
 		t.Errorf("the upstream got keys %q, want the machine's", keys)
-	}
-	if !slices.Equal(seen, []string{"REAL-TOKEN"}) {
-		t.Errorf("the agent saw ANTHROPIC_AUTH_TOKEN %q, want the machine's", seen)
 	}
 }
