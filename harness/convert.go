@@ -23,12 +23,3 @@ func (s Section) internal() assembler.Section { return assembler.Section(s) }
 
 // internal is the tool as the system-prompt service takes it.
 func (t Tool) internal() assembler.Tool { return assembler.Tool(t) }
-
-// internalTools converts a tool list.
-func internalTools(ts []Tool) []assembler.Tool {
-	out := make([]assembler.Tool, len(ts))
-	for i, t := range ts {
-		out[i] = assembler.Tool(t)
-	}
-	return out
-}

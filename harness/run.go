@@ -123,7 +123,7 @@ func preparePlugins(f *Fixture) *preparedPlugins {
 	// share its parse.
 	var c assembler.Canonicalizer
 	for i, pl := range f.Plugins {
-		p.providers[i], p.errs[i] = c.NewProvider(pl.Name, internalTools(pl.Tools)...)
+		p.providers[i], p.errs[i] = c.NewProviderFunc(pl.Name, len(pl.Tools), func(k int) assembler.Tool { return pl.Tools[k].internal() })
 	}
 	return p
 }

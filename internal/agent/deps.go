@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 
@@ -165,11 +166,13 @@ func (l *ledger) missing(name string, deps assembler.Deps) string {
 // fold reads the tool history of a log: assistant/message tool calls give
 // each call's tool and arguments, successful tool/result events complete
 // them.
-func (l *ledger) fold(log []byte) {
+func (l *ledger) fold(lines iter.Seq2[[]byte, *assembler.Header]) {
 	calls := map[string]gjson.Result{}
-	_ = forEachLine(log, func(_ int, line []byte) error {
-		// A view, not ParseBytes's copy of every line: a resumed log
-		// holds whole headers, and the ledger reads none of them.
+	for line, h := range lines {
+		if h != nil {
+			continue // a request/header line, which the ledger does not read
+		}
+		// A view, not ParseBytes's copy of every line.
 		ev := gjson.Parse(canon.View(line))
 		switch ev.Get("type").String() {
 		case TypeAssistantMessage:
@@ -180,14 +183,13 @@ func (l *ledger) fold(log []byte) {
 		case TypeToolResult:
 			d := ev.Get("data")
 			if d.Get("error").Bool() {
-				return nil
+				continue
 			}
 			c := calls[d.Get("callId").String()]
 			// Copies of what the ledger keeps, which outlives the view.
 			l.record(strings.Clone(d.Get("name").String()), []byte(c.Get("arguments").Raw), strings.Clone(d.Get("output").String()))
 		}
-		return nil
-	})
+	}
 }
 
 // TraceError reports a tool that ran before one of its dependencies had

@@ -3,13 +3,14 @@ package agent
 import (
 	"bytes"
 	"fmt"
-	"github.com/headergold/headergold/internal/logformat"
+	"iter"
 	"slices"
 	"sync"
 	"unsafe"
 
 	"github.com/headergold/headergold/internal/assembler"
 	"github.com/headergold/headergold/internal/canon"
+	"github.com/headergold/headergold/internal/logformat"
 	"github.com/tidwall/gjson"
 )
 
@@ -156,6 +157,33 @@ func (l *Log) AppendReplacingHeaders(dst []byte, replace func(h *assembler.Heade
 		}
 	}
 	return dst, true
+}
+
+// lines returns the log's lines as they are now, each without its
+// newline, for reading only. A request/header line the loop wrote comes
+// as the text before its header object and that header, whose bytes are
+// the rest of the object up to the line's closing "}}"; every other line
+// comes whole, with a nil header. Chunks are never written to, so the
+// lines stay valid however the log grows.
+func (l *Log) lines() iter.Seq2[[]byte, *assembler.Header] {
+	l.mu.Lock()
+	chunks := l.chunks[:len(l.chunks):len(l.chunks)]
+	l.mu.Unlock()
+	return func(yield func([]byte, *assembler.Header) bool) {
+		for i := 0; i < len(chunks); i++ {
+			// appendHeader writes a prefix, the header, then a suffix.
+			if i+2 < len(chunks) && chunks[i+1].header != nil {
+				if !yield(chunks[i].b, chunks[i+1].header) {
+					return
+				}
+				i += 2
+				continue
+			}
+			if !yield(bytes.TrimSuffix(chunks[i].b, []byte{'\n'}), nil) {
+				return
+			}
+		}
+	}
 }
 
 // LoggedHeader is the header of a request/header event and the event's

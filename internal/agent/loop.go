@@ -100,21 +100,29 @@ func New(cfg Config, opts Options) (*Agent, error) {
 	if a.log == nil {
 		a.log = NewLog()
 	}
-	prior := a.log.Bytes()
-	err = forEachLine(prior, func(n int, line []byte) error {
+	// A request/header line this package's loop wrote holds the
+	// assembled header's own bytes: the projection takes them as they are
+	// rather than finding them again in the line's text, and the turn is
+	// read from the text before them.
+	n := 0
+	for line, h := range a.log.lines() {
+		n++
+		if h != nil {
+			if t := headerLineTurn(line); t > a.turn {
+				a.turn = t
+			}
+			a.proj.header = unsafeBytes(h.JSON())
+			continue
+		}
 		if t := int(gjson.GetBytes(line, "data.turn").Int()); t > a.turn {
 			a.turn = t
 		}
 		if err := a.proj.Apply(line); err != nil {
-			return fmt.Errorf("resumed log line %d: %w", n, err)
+			return nil, fmt.Errorf("resumed log line %d: %w", n, err)
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	a.resumed = len(prior) > 0
-	a.ledger.fold(prior)
+	a.resumed = n > 0
+	a.ledger.fold(a.log.lines())
 	// From here on the projection folds only the lines emit has just
 	// written, which nothing writes to again: it may keep the header
 	// without a copy.

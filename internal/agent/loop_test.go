@@ -579,3 +579,51 @@ func TestScriptedCopiesReplies(t *testing.T) {
 		t.Errorf("%d replies left", sc.Remaining())
 	}
 }
+
+// TestResumeLiveLogAsParsedCopy: an instance resuming the log another
+// instance wrote in this process (whose headers it takes as they were
+// assembled) continues exactly as one resuming a parsed copy of that log
+// (whose headers it reads from the text): same turn numbers, same header
+// in force, same tool ledger, byte for byte.
+func TestResumeLiveLogAsParsedCopy(t *testing.T) {
+	script := func() *agent.Scripted {
+		sc := agent.NewScripted(
+			toolsReply(call("c1", "get", `{"k":1}`)), text("one"),
+			toolsReply(call("c2", "get", `{"k":1}`)), text("two"))
+		sc.SetResult("c1", agent.ToolResult{Output: "first"})
+		sc.SetResult("c2", agent.ToolResult{Output: "second"})
+		return sc
+	}
+	first := newAgent(t, agent.Config{Persona: "P"}, agent.Options{Adapter: script()})
+	mustProvider(t, first.Service(), "cached", assembler.Tool{Name: "get", Description: "Cached.", Idempotent: true})
+	run(t, first, "1")
+	run(t, first, "2")
+
+	resume := func(log *agent.Log) ([]byte, [][]byte) {
+		sc := agent.NewScripted(toolsReply(call("c3", "get", `{"k":1}`)), text("three"))
+		sc.SetResult("c3", agent.ToolResult{Output: "ran again"})
+		a := newAgent(t, agent.Config{Persona: "P"}, agent.Options{Adapter: sc, Log: log})
+		mustProvider(t, a.Service(), "cached", assembler.Tool{Name: "get", Description: "Cached.", Idempotent: true})
+		run(t, a, "3")
+		return log.Bytes(), sc.Requests()
+	}
+	copied, err := agent.ParseLog(first.Log().Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLog, wantReqs := resume(copied)
+	gotLog, gotReqs := resume(first.Log())
+	wantBytes(t, "log resumed live", gotLog, string(wantLog))
+	if len(gotReqs) != len(wantReqs) {
+		t.Fatalf("%d requests resumed live, %d from the copy", len(gotReqs), len(wantReqs))
+	}
+	for i := range gotReqs {
+		wantBytes(t, "request resumed live", gotReqs[i], string(wantReqs[i]))
+	}
+	if r := toolResults(gotLog)["c3"]; r.Get("output").String() != "first" || !r.Get("replayed").Bool() {
+		t.Errorf("c3 = %s, want the first result replayed from the resumed ledger", r.Raw)
+	}
+	if got := summarize(gotLog)[len(summarize(gotLog))-1]; got != "turn/end turn=3 reason=completed" {
+		t.Errorf("last event %q, want turn 3 completed", got)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // The tool-order rule, in one place.
@@ -43,16 +44,22 @@ func newRanker(o ToolOrder) ranker {
 }
 
 // sortKey is a tool with its toolOrder position and name at hand, so the
-// sort compares without chasing pointers for the common case.
+// sort compares without chasing pointers for the common case, and the
+// name's first bytes as one integer (see namePrefix), so most comparisons
+// of names are one comparison of integers.
 type sortKey struct {
-	rank int
-	name string
-	t    *canonicalTool
+	rank   int
+	prefix uint64
+	name   string
+	t      *canonicalTool
 }
 
 func compareKeys(a, b sortKey) int {
 	if a.rank != b.rank {
 		return cmp.Compare(a.rank, b.rank)
+	}
+	if a.prefix != b.prefix {
+		return cmp.Compare(a.prefix, b.prefix)
 	}
 	if c := CompareUTF16(a.name, b.name); c != 0 {
 		return c
@@ -61,6 +68,29 @@ func compareKeys(a, b sortKey) int {
 		return c
 	}
 	return compareRest(&a.t.tool, &b.t.tool)
+}
+
+// namePrefix packs the first eight bytes of name, big-endian, into an
+// integer that orders two names as CompareUTF16 does whenever the integers
+// differ (equal integers say nothing). It keeps the ASCII bytes up to the
+// first other byte; the rest is padded with 0x00 when the name ends there,
+// which sorts it before every longer name sharing those bytes, and with
+// 0xFF when a non-ASCII character starts there, whose first UTF-16 code
+// unit (U+FFFD for an invalid byte) is above every ASCII one. So at the
+// first byte where two integers differ, either both names hold that ASCII
+// byte, one name has ended, or one holds an ASCII byte and the other a
+// character above U+007F: in each case the names compare as those bytes.
+func namePrefix(name string) uint64 {
+	var k uint64
+	n := min(len(name), 8)
+	for i := range n {
+		c := name[i]
+		if c >= utf8.RuneSelf {
+			return (k+1)<<(8*(8-i)) - 1 // the bytes so far, then 0xFF to the end
+		}
+		k = k<<8 | uint64(c)
+	}
+	return k << (8 * (8 - n)) // a shift by 64 (n == 0) gives 0
 }
 
 // compareRest orders tools whose canonical bytes are equal by the fields the
@@ -95,6 +125,38 @@ func (r ranker) rank(name string) (int, bool) {
 		}
 	}
 	return r.rest, false
+}
+
+// sortedKeys returns the sort keys of tools (given with their ranks) in
+// canonical order. It sorts pointer-free copies of each key's leading
+// fields with the tool's index, and makes the keys once sorted: moving a
+// sortKey writes two pointers, and while the collector marks, each such
+// write goes through a write barrier, which made those moves most of a
+// sort's cost.
+func sortedKeys(tools []*canonicalTool, ranks []int) []sortKey {
+	type flat struct {
+		rank   int
+		prefix uint64
+		i      int
+	}
+	fl := make([]flat, len(tools))
+	for i, t := range tools {
+		fl[i] = flat{ranks[i], namePrefix(t.tool.Name), i}
+	}
+	slices.SortFunc(fl, func(a, b flat) int {
+		if a.rank != b.rank {
+			return cmp.Compare(a.rank, b.rank)
+		}
+		if a.prefix != b.prefix {
+			return cmp.Compare(a.prefix, b.prefix)
+		}
+		return compareKeys(sortKey{a.rank, a.prefix, tools[a.i].tool.Name, tools[a.i]}, sortKey{b.rank, b.prefix, tools[b.i].tool.Name, tools[b.i]})
+	})
+	out := make([]sortKey, len(fl))
+	for j, f := range fl {
+		out[j] = sortKey{f.rank, f.prefix, tools[f.i].tool.Name, tools[f.i]}
+	}
+	return out
 }
 
 // mergeKeys merges two lists sorted by compareKeys into a new one.

@@ -232,7 +232,8 @@ func (s *Service) update(prev *ordered, registered []*canonicalTool, sections []
 	case s.cfg.ToolOrder.present:
 		o.listed = make([]bool, len(s.cfg.ToolOrder.names))
 	}
-	fresh := make([]sortKey, 0, len(registered)-from)
+	tools := make([]*canonicalTool, 0, len(registered)-from)
+	ranks := make([]int, 0, len(registered)-from)
 	for _, t := range registered[from:] {
 		name := t.tool.Name
 		if name == RestEntry {
@@ -243,9 +244,9 @@ func (s *Service) update(prev *ordered, registered []*canonicalTool, sections []
 		if listed {
 			o.listed[rank] = true
 		}
-		fresh = append(fresh, sortKey{rank, name, t})
+		tools, ranks = append(tools, t), append(ranks, rank)
 	}
-	slices.SortFunc(fresh, compareKeys)
+	fresh := sortedKeys(tools, ranks)
 	switch {
 	case prev == nil || len(prev.keys) == 0:
 		o.keys = fresh

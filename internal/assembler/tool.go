@@ -58,91 +58,112 @@ func canonicalize(t Tool, provider string) (canonicalTool, error) {
 // is not safe for concurrent use.
 type Canonicalizer struct {
 	params map[string][]byte // parameters text (a view) -> canonical form
+	arena  []byte            // where canonical forms are written, never rewritten
 }
 
 // NewProvider is [NewProvider], with c's memory of parameters texts.
 func (c *Canonicalizer) NewProvider(name string, tools ...Tool) (*Provider, error) {
+	return c.NewProviderFunc(name, len(tools), func(i int) Tool { return tools[i] })
+}
+
+// NewProviderFunc is NewProvider of the n tools tool(0), …, tool(n-1), for
+// a caller that holds its tools in another form: it converts them one at
+// a time instead of into a slice of its own.
+func (c *Canonicalizer) NewProviderFunc(name string, n int, tool func(int) Tool) (*Provider, error) {
 	if name == "" {
 		return nil, errors.New("provider with an empty name")
 	}
-	// The tools' canonical bytes are written one after another into a few
-	// arrays, each tool's cut from the array it was written into: a
-	// provider of hundreds of tools makes them with a few allocations,
-	// not one each. A tool's bytes are bounded by its own length, and a
-	// pretty-printed schema takes about half of it: an array holds half
-	// the bounds of the tools still to write, and the next one is made
-	// when a tool's bound does not fit.
-	remaining := 0
-	for _, t := range tools {
-		remaining += toolSize(t)
+	if c == nil {
+		c = &Canonicalizer{} // a memory for this provider's tools alone
 	}
-	p := &Provider{name: name, tools: make([]*canonicalTool, len(tools))}
-	cs := make([]canonicalTool, len(tools)) // one allocation for all
-	var buf []byte
-	for i, t := range tools {
-		need := toolSize(t)
-		if cap(buf)-len(buf) < need {
-			buf = make([]byte, 0, max(need, remaining/2))
+	// All the tools' canonical bytes go into one array, each tool's cut
+	// from it: a provider of hundreds of tools makes them with a few
+	// allocations, not one each. A first pass finds every tool's
+	// canonical parameters (parsing each distinct text once) and so the
+	// array's size, exact unless a name or description needs escapes;
+	// the second writes the tools.
+	cs := make([]canonicalTool, n) // one allocation for all
+	size := 0
+	for i := range n {
+		t := tool(i)
+		if t.Name == "" {
+			return nil, fmt.Errorf("provider %q: tool with an empty name", name)
 		}
-		remaining -= need
-		start := len(buf)
-		var ps, pe int
-		var err error
-		// What lies in buf stays as it is: appends write past it, or
-		// into a new array (a number written longer than the bound).
-		if buf, ps, pe, err = c.appendCanonical(buf, t); err != nil {
+		params, err := c.canonicalParams(t)
+		if err != nil {
 			return nil, fmt.Errorf("provider %q: %w", name, err)
 		}
+		cs[i].tool.Parameters = params // for the second pass
+		t.Parameters = params
+		size += toolSize(t)
+	}
+	p := &Provider{name: name, tools: make([]*canonicalTool, n)}
+	buf := make([]byte, 0, size)
+	for i := range n {
+		t := tool(i)
+		t.Parameters = cs[i].tool.Parameters
+		start := len(buf)
+		// What lies in buf stays as it is: appends write past it, or
+		// into a new array (a string that needed escapes).
+		buf = appendToolJSON(buf, t)
+		ps, pe := len(buf)-1-len(t.Parameters), len(buf)-1
 		cs[i] = cut(t, buf, start, ps, pe, name)
 		p.tools[i] = &cs[i]
 	}
 	return p, nil
 }
 
-// toolSize bounds the canonical bytes of t, unless its parameters hold a
-// number that JSON.stringify writes longer (1e20), which append then
-// makes room for.
-func toolSize(t Tool) int {
-	return len(`{"name":,"description":,"parameters":}`) + len(t.Name) + len(t.Description) + len(t.Parameters) + 8
+// canonicalParams returns the canonical form of t's parameters (nil when it
+// has none), from c's memory or made and remembered now (made for this
+// call alone when c is nil).
+func (c *Canonicalizer) canonicalParams(t Tool) ([]byte, error) {
+	if len(t.Parameters) == 0 {
+		return nil, nil
+	}
+	if c == nil {
+		b, err := canon.Compact(nil, t.Parameters)
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
+		}
+		return b[:len(b):len(b)], nil
+	}
+	if known, ok := c.params[string(t.Parameters)]; ok {
+		return known, nil
+	}
+	start := len(c.arena)
+	arena, err := canon.Compact(c.arena, t.Parameters)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
+	}
+	// What lies in the arena stays as it is: Compact writes past it, or
+	// into a new array.
+	c.arena = arena
+	canonical := arena[start:len(arena):len(arena)]
+	if c.params == nil {
+		c.params = map[string][]byte{}
+	}
+	c.params[canon.View(t.Parameters)] = canonical
+	return canonical, nil
 }
 
 // canonicalize is canonicalize with c's memory (none when c is nil).
 func (c *Canonicalizer) canonicalize(t Tool, provider string) (canonicalTool, error) {
-	b, ps, pe, err := c.appendCanonical(make([]byte, 0, toolSize(t)), t)
+	if t.Name == "" {
+		return canonicalTool{}, errors.New("tool with an empty name")
+	}
+	params, err := c.canonicalParams(t)
 	if err != nil {
 		return canonicalTool{}, err
 	}
-	return cut(t, b, 0, ps, pe, provider), nil
+	t.Parameters = params
+	b := appendToolJSON(make([]byte, 0, toolSize(t)), t)
+	return cut(t, b, 0, len(b)-1-len(params), len(b)-1, provider), nil
 }
 
-// appendCanonical validates t and appends its canonical bytes to dst,
-// returning where its canonical parameters are in them (ps == pe when it
-// has none).
-func (c *Canonicalizer) appendCanonical(dst []byte, t Tool) (_ []byte, ps, pe int, _ error) {
-	if t.Name == "" {
-		return dst, 0, 0, errors.New("tool with an empty name")
-	}
-	params := t.Parameters
-	t.Parameters = nil
-	dst = appendToolJSON(dst, t)
-	if len(params) == 0 {
-		return dst, 0, 0, nil
-	}
-	dst = append(dst[:len(dst)-1], `,"parameters":`...) // reopen the object
-	ps = len(dst)
-	if known, ok := c.known(params); ok {
-		dst = append(dst, known...)
-	} else {
-		var err error
-		if dst, err = canon.Compact(dst, params); err != nil {
-			return dst, 0, 0, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
-		}
-		// What lies in dst stays as it is: appends write past it, or
-		// into a new array.
-		c.remember(params, dst[ps:len(dst):len(dst)])
-	}
-	pe = len(dst)
-	return append(dst, '}'), ps, pe, nil
+// toolSize is the length of t's canonical bytes once its parameters are
+// canonical, unless its name or description needs escapes.
+func toolSize(t Tool) int {
+	return len(`{"name":"","description":"","parameters":}`) + len(t.Name) + len(t.Description) + len(t.Parameters)
 }
 
 // cut makes the registered tool whose canonical bytes are b[start:]: its
@@ -156,27 +177,6 @@ func cut(t Tool, b []byte, start, ps, pe int, provider string) canonicalTool {
 		t.Parameters = b[ps:pe:pe]
 	}
 	return canonicalTool{tool: t, bytes: b[start:len(b):len(b)], provider: provider}
-}
-
-func (c *Canonicalizer) known(params []byte) ([]byte, bool) {
-	if c == nil {
-		return nil, false
-	}
-	b, ok := c.params[string(params)]
-	return b, ok
-}
-
-// remember keeps the canonical form of params, under a view of params
-// (see [Canonicalizer]). canonical is not copied either: it lies in
-// bytes that nothing writes once they are made.
-func (c *Canonicalizer) remember(params, canonical []byte) {
-	if c == nil {
-		return
-	}
-	if c.params == nil {
-		c.params = map[string][]byte{}
-	}
-	c.params[canon.View(params)] = canonical
 }
 
 // appendToolJSON writes the model-visible fields of t, whose Parameters are

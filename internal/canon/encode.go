@@ -2,6 +2,7 @@ package canon
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -16,6 +17,15 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
 		run := i
+		// Eight bytes at a time while none needs care, as Compact scans.
+		for run+8 <= len(s) {
+			x := load64(s, run)
+			if m := specialBits(x) | x&0x8080808080808080; m != 0 {
+				run += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			run += 8
+		}
 		for run < len(s) {
 			c := s[run]
 			if c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
@@ -98,4 +108,12 @@ func AppendFloat(dst []byte, f float64) []byte {
 // AppendInt appends n in decimal, as JSON.stringify writes a safe integer.
 func AppendInt(dst []byte, n int64) []byte {
 	return strconv.AppendInt(dst, n, 10)
+}
+
+// load64 reads s[i:i+8] as a little-endian word (one load once the
+// compiler combines the bytes).
+func load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
