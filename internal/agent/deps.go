@@ -172,9 +172,13 @@ func (l *ledger) fold(lines iter.Seq2[[]byte, *assembler.Header]) {
 		if h != nil {
 			continue // a request/header line, which the ledger does not read
 		}
+		typ := lineType(line)
+		if typ != TypeAssistantMessage && typ != TypeToolResult {
+			continue
+		}
 		// A view, not ParseBytes's copy of every line.
 		ev := gjson.Parse(canon.View(line))
-		switch ev.Get("type").String() {
+		switch typ {
 		case TypeAssistantMessage:
 			ev.Get("data.toolCalls").ForEach(func(_, c gjson.Result) bool {
 				calls[c.Get("id").String()] = c
@@ -219,7 +223,7 @@ func CheckTrace(log []byte, deps DepsAt) error {
 	return forEachLine(log, func(n int, line []byte) error {
 		// The type comes first in every line the loop writes, so reading
 		// it first skips a request/header line without reading its header.
-		if gjson.GetBytes(line, "type").String() != TypeToolResult {
+		if lineType(line) != TypeToolResult {
 			return nil
 		}
 		d := gjson.GetBytes(line, "data")

@@ -179,3 +179,44 @@ func TestCheckRequestsLayoutPassIsSound(t *testing.T) {
 func slicesInsert(b []byte, i int, s string) []byte {
 	return append(b[:i:i], append([]byte(s), b[i:]...)...)
 }
+
+// TestLineTypeAndTurn: reading an event's type and turn by the loop's
+// layout gives what a parse gives, on the lines of random sessions and on
+// lines laid out otherwise, which fall back to the parse.
+func TestLineTypeAndTurn(t *testing.T) {
+	check := func(line []byte) {
+		t.Helper()
+		v := gjson.ParseBytes(line)
+		if got, want := lineType(line), v.Get("type").String(); got != want {
+			t.Fatalf("lineType(%s) = %q, want %q", line, got, want)
+		}
+		if got, want := lineTurn(line), int(v.Get("data.turn").Int()); got != want {
+			t.Fatalf("lineTurn(%s) = %d, want %d", line, got, want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 20 {
+		log, _ := layoutSession(t, rng)
+		for _, line := range bytes.Split(bytes.TrimSuffix(log, []byte("\n")), []byte("\n")) {
+			check(line)
+		}
+	}
+	for _, line := range []string{
+		`{"type":"turn/start","data":{"turn":12}}`,
+		`{"type":"turn/end","data":{"turn":3,"reason":"completed"}}`,
+		`{"type":"tool\/result","data":{"turn":2}}`,
+		`{"type":"a\"b","data":{"turn":2}}`,
+		`{"data":{"turn":4},"type":"turn/start"}`,
+		`{"type":"turn/start","data":{"step":1,"turn":5}}`,
+		`{"type":"turn/start","data":{"turn":05}}`,
+		`{"type":"turn/start","data":{"turn":1.5}}`,
+		`{"type":"turn/start","data":{"turn":12345678901}}`,
+		`{"type":"turn/start","data":{"turn":-2}}`,
+		`{"type":"x"}`,
+		`{"type":"x","data":{}}`,
+		`{"type" : "x"}`,
+		`{}`,
+	} {
+		check([]byte(line))
+	}
+}

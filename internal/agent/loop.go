@@ -8,7 +8,6 @@ import (
 
 	"github.com/headergold/headergold/internal/assembler"
 	"github.com/headergold/headergold/internal/canon"
-	"github.com/tidwall/gjson"
 )
 
 // DefaultMaxSteps bounds the steps of one turn when Options.MaxSteps is 0.
@@ -114,10 +113,10 @@ func New(cfg Config, opts Options) (*Agent, error) {
 			a.proj.header = unsafeBytes(h.JSON())
 			continue
 		}
-		if t := int(gjson.GetBytes(line, "data.turn").Int()); t > a.turn {
+		if t := lineTurn(line); t > a.turn {
 			a.turn = t
 		}
-		if err := a.proj.Apply(line); err != nil {
+		if err := a.proj.apply(lineType(line), line); err != nil {
 			return nil, fmt.Errorf("resumed log line %d: %w", n, err)
 		}
 	}

@@ -46,7 +46,7 @@ func (p *Projector) Apply(line []byte) error {
 	// The type is read on its own first, and every member by its own
 	// path: a request/header line holds the whole header, which a parse of
 	// the whole line would copy and scan past twice.
-	return p.apply(gjson.Get(canon.View(line), "type").String(), line)
+	return p.apply(lineType(line), line)
 }
 
 // apply is Apply of a line without its newline whose type was read.
@@ -266,6 +266,40 @@ func headerOfLine(line []byte) []byte {
 	return h[:len(h):len(h)]
 }
 
+// lineType returns the type of an event line without its newline, as a
+// view of line. A line laid out as the loop writes one begins
+// {"type":"…", and its type is read from there without a parse; any other
+// (an escape in the type, another member first) is parsed.
+func lineType(line []byte) string {
+	if rest, ok := bytes.CutPrefix(line, []byte(`{"type":"`)); ok {
+		if i := bytes.IndexByte(rest, '"'); i >= 0 && bytes.IndexByte(rest[:i], '\\') < 0 && i+1 < len(rest) && (rest[i+1] == ',' || rest[i+1] == '}') {
+			return canon.View(rest[:i])
+		}
+	}
+	return gjson.Get(canon.View(line), "type").String()
+}
+
+// lineTurn returns the data.turn of an event line without its newline (0
+// when it has none), read without a parse when the line begins
+// {"type":"…","data":{"turn":N, as the loop writes every line that has a
+// turn.
+func lineTurn(line []byte) int {
+	if rest, ok := bytes.CutPrefix(line, []byte(`{"type":"`)); ok {
+		if i := bytes.IndexByte(rest, '"'); i >= 0 {
+			if rest, ok = bytes.CutPrefix(rest[i+1:], []byte(`,"data":{"turn":`)); ok {
+				t, j := 0, 0
+				for ; j < len(rest) && j < 9 && '0' <= rest[j] && rest[j] <= '9'; j++ {
+					t = t*10 + int(rest[j]-'0')
+				}
+				if j > 0 && j < len(rest) && (rest[j] == ',' || rest[j] == '}') && (rest[0] != '0' || j == 1) {
+					return t
+				}
+			}
+		}
+	}
+	return int(gjson.Get(canon.View(line), "data.turn").Int())
+}
+
 // headerLineTurn reads the turn of a request/header line the loop wrote
 // from the text before its header, which begins
 // {"type":"request/header","data":{"turn":N.
@@ -327,7 +361,7 @@ func checkRebuild(log []byte, n int, layout bool, equal func(k int, want *Reques
 	}
 	err := forEachLine(log, func(line int, text []byte) error {
 		lines = line
-		typ := gjson.Get(canon.View(text), "type").String()
+		typ := lineType(text)
 		if pending && (typ == TypeAssistantMessage || typ == TypeStepEnd) {
 			if err := check(line); err != nil {
 				return err
