@@ -127,22 +127,26 @@ func (r ranker) rank(name string) (int, bool) {
 	return r.rest, false
 }
 
-// sortedKeys returns the sort keys of tools (given with their ranks) in
+// sortedKeys returns the sort keys of the tools that rank keeps (it gives
+// a tool's toolOrder position, or false to leave the tool out), in
 // canonical order. It sorts pointer-free copies of each key's leading
 // fields with the tool's index, and makes the keys once sorted: moving a
 // sortKey writes two pointers, and while the collector marks, each such
 // write goes through a write barrier, which made those moves most of a
 // sort's cost.
-func sortedKeys(tools []*canonicalTool, ranks []int) []sortKey {
+func sortedKeys(tools []*canonicalTool, rank func(*canonicalTool) (int, bool)) []sortKey {
 	type flat struct {
 		rank   int
 		prefix uint64
 		i      int
 	}
-	fl := make([]flat, len(tools))
+	fl := make([]flat, 0, len(tools))
 	for i, t := range tools {
-		fl[i] = flat{ranks[i], namePrefix(t.tool.Name), i}
+		if r, ok := rank(t); ok {
+			fl = append(fl, flat{r, namePrefix(t.tool.Name), i})
+		}
 	}
+	key := func(f flat) sortKey { return sortKey{f.rank, f.prefix, tools[f.i].tool.Name, tools[f.i]} }
 	slices.SortFunc(fl, func(a, b flat) int {
 		if a.rank != b.rank {
 			return cmp.Compare(a.rank, b.rank)
@@ -150,11 +154,11 @@ func sortedKeys(tools []*canonicalTool, ranks []int) []sortKey {
 		if a.prefix != b.prefix {
 			return cmp.Compare(a.prefix, b.prefix)
 		}
-		return compareKeys(sortKey{a.rank, a.prefix, tools[a.i].tool.Name, tools[a.i]}, sortKey{b.rank, b.prefix, tools[b.i].tool.Name, tools[b.i]})
+		return compareKeys(key(a), key(b))
 	})
 	out := make([]sortKey, len(fl))
 	for j, f := range fl {
-		out[j] = sortKey{f.rank, f.prefix, tools[f.i].tool.Name, tools[f.i]}
+		out[j] = key(f)
 	}
 	return out
 }

@@ -232,21 +232,17 @@ func (s *Service) update(prev *ordered, registered []*canonicalTool, sections []
 	case s.cfg.ToolOrder.present:
 		o.listed = make([]bool, len(s.cfg.ToolOrder.names))
 	}
-	tools := make([]*canonicalTool, 0, len(registered)-from)
-	ranks := make([]int, 0, len(registered)-from)
-	for _, t := range registered[from:] {
-		name := t.tool.Name
-		if name == RestEntry {
+	fresh := sortedKeys(registered[from:], func(t *canonicalTool) (int, bool) {
+		if t.tool.Name == RestEntry {
 			o.reserved = append(o.reserved, t.provider)
-			continue
+			return 0, false
 		}
-		rank, listed := s.ranker.rank(name)
+		rank, listed := s.ranker.rank(t.tool.Name)
 		if listed {
 			o.listed[rank] = true
 		}
-		tools, ranks = append(tools, t), append(ranks, rank)
-	}
-	fresh := sortedKeys(tools, ranks)
+		return rank, true
+	})
 	switch {
 	case prev == nil || len(prev.keys) == 0:
 		o.keys = fresh
