@@ -154,6 +154,9 @@ func sortedKeys(tools []*canonicalTool, rank func(*canonicalTool) (int, bool)) [
 		if a.prefix != b.prefix {
 			return cmp.Compare(a.prefix, b.prefix)
 		}
+		if c := CompareUTF16(tools[a.i].tool.Name, tools[b.i].tool.Name); c != 0 {
+			return c
+		}
 		return compareKeys(key(a), key(b))
 	})
 	out := make([]sortKey, len(fl))
