@@ -81,6 +81,15 @@ func compareKeys(a, b sortKey) int {
 // byte, one name has ended, or one holds an ASCII byte and the other a
 // character above U+007F: in each case the names compare as those bytes.
 func namePrefix(name string) uint64 {
+	if len(name) >= 8 {
+		// Eight ASCII bytes, the common case, are the integer as they
+		// are.
+		w := uint64(name[0])<<56 | uint64(name[1])<<48 | uint64(name[2])<<40 | uint64(name[3])<<32 |
+			uint64(name[4])<<24 | uint64(name[5])<<16 | uint64(name[6])<<8 | uint64(name[7])
+		if w&0x8080808080808080 == 0 {
+			return w
+		}
+	}
 	var k uint64
 	n := min(len(name), 8)
 	for i := range n {
@@ -91,6 +100,22 @@ func namePrefix(name string) uint64 {
 		k = k<<8 | uint64(c)
 	}
 	return k << (8 * (8 - n)) // a shift by 64 (n == 0) gives 0
+}
+
+// namePrefixes packs the first sixteen bytes of name into two integers
+// that order two names as CompareUTF16 does whenever the pairs differ:
+// p0 is namePrefix(name), and p1 is namePrefix of the rest of the name
+// when its first eight bytes are ASCII (so that two names with the same
+// p0 share those bytes and compare as their rests do), 0 otherwise. A
+// name shorter than eight bytes has p1 0, the least, and a name with the
+// same p0 is then at least as long (its p0 holds NUL bytes where the
+// shorter one was padded).
+func namePrefixes(name string) (p0, p1 uint64) {
+	p0 = namePrefix(name)
+	if len(name) < 8 || p0&0x8080808080808080 != 0 {
+		return p0, 0 // short, or a non-ASCII byte in the first eight
+	}
+	return p0, namePrefix(name[8:])
 }
 
 // compareRest orders tools whose canonical bytes are equal by the fields the
@@ -130,35 +155,36 @@ func (r ranker) rank(name string) (int, bool) {
 // sortedKeys returns the sort keys of the tools that rank keeps (it gives
 // a tool's toolOrder position, or false to leave the tool out), in
 // canonical order. It sorts pointer-free copies of each key's leading
-// fields with the tool's index, and makes the keys once sorted: moving a
-// sortKey writes two pointers, and while the collector marks, each such
-// write goes through a write barrier, which made those moves most of a
-// sort's cost.
+// fields, the rank and the packed name prefix, with the tool's index (see
+// sortFlat): comparisons of two integers, and pointer-free moves, where
+// moving a sortKey writes two pointers that each go through a write
+// barrier while the collector marks. Keys with equal leading fields are
+// then sorted by the whole key.
 func sortedKeys(tools []*canonicalTool, rank func(*canonicalTool) (int, bool)) []sortKey {
-	type flat struct {
-		rank   int
-		prefix uint64
-		i      int
-	}
-	fl := make([]flat, 0, len(tools))
+	fl := make([]flatKey, 0, len(tools))
 	for i, t := range tools {
 		if r, ok := rank(t); ok {
-			fl = append(fl, flat{r, namePrefix(t.tool.Name), i})
+			p0, p1 := namePrefixes(t.tool.Name)
+			fl = append(fl, flatKey{r, p0, p1, i})
 		}
 	}
-	key := func(f flat) sortKey { return sortKey{f.rank, f.prefix, tools[f.i].tool.Name, tools[f.i]} }
-	slices.SortFunc(fl, func(a, b flat) int {
-		if a.rank != b.rank {
-			return cmp.Compare(a.rank, b.rank)
+	sortFlat(fl)
+	key := func(f flatKey) sortKey { return sortKey{f.rank, f.p0, tools[f.i].tool.Name, tools[f.i]} }
+	for i := 0; i < len(fl); {
+		j := i + 1
+		for j < len(fl) && fl[j].sameLead(fl[i]) {
+			j++
 		}
-		if a.prefix != b.prefix {
-			return cmp.Compare(a.prefix, b.prefix)
+		if j-i > 1 {
+			slices.SortFunc(fl[i:j], func(a, b flatKey) int {
+				if c := CompareUTF16(tools[a.i].tool.Name, tools[b.i].tool.Name); c != 0 {
+					return c
+				}
+				return compareKeys(key(a), key(b))
+			})
 		}
-		if c := CompareUTF16(tools[a.i].tool.Name, tools[b.i].tool.Name); c != 0 {
-			return c
-		}
-		return compareKeys(key(a), key(b))
-	})
+		i = j
+	}
 	out := make([]sortKey, len(fl))
 	for j, f := range fl {
 		out[j] = key(f)
