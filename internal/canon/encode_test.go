@@ -1,7 +1,10 @@
 package canon_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/headergold/headergold/internal/canon"
@@ -85,4 +88,48 @@ func TestAppendInt(t *testing.T) {
 	if got := canon.AppendInt([]byte("n="), -42); string(got) != "n=-42" {
 		t.Errorf("AppendInt = %q", got)
 	}
+}
+
+// appendStringRef is AppendString by way of encoding/json: its string, made
+// canonical by Compact, is the string JSON.stringify writes.
+func appendStringRef(t *testing.T, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		t.Fatal(err)
+	}
+	out, err := canon.Compact(nil, bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// TestAppendStringLong: strings long enough to be scanned eight bytes at a
+// time, with a byte that needs care at every position of the word, the
+// tail, or both.
+func TestAppendStringLong(t *testing.T) {
+	t.Parallel()
+	for _, special := range []string{`"`, `\`, "\n", "\x00", "\x1f", "\x7f", "é", "\U0001F600", "\xff", "\u2028"} {
+		for n := 0; n < 26; n++ {
+			for at := 0; at <= n; at++ {
+				s := strings.Repeat("a", at) + special + strings.Repeat("b", n-at)
+				if got, want := string(canon.AppendString(nil, s)), appendStringRef(t, s); got != want {
+					t.Fatalf("AppendString(%q) = %q, want %q", s, got, want)
+				}
+			}
+		}
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	f.Add("plain ascii text that runs past a word")
+	f.Add("a\"b\\c\nd\x00e\x7ff\xffgé\U0001F600 and more text")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := string(canon.AppendString([]byte("x"), s)), "x"+appendStringRef(t, s); got != want {
+			t.Fatalf("AppendString(%q) = %q, want %q", s, got, want)
+		}
+	})
 }
