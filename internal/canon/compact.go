@@ -84,8 +84,13 @@ func (p *parser) skipSpace() {
 		switch p.src[p.pos] {
 		case ' ', '\t', '\n', '\r':
 			p.pos++
-			// Indentation comes in runs of spaces after a line break.
-			for p.pos+8 <= len(p.src) && binary.LittleEndian.Uint64(p.src[p.pos:]) == 0x2020202020202020 {
+			// Indentation comes in runs of spaces after a line break:
+			// skip them a word at a time, up to the first other byte.
+			for p.pos+8 <= len(p.src) {
+				if x := binary.LittleEndian.Uint64(p.src[p.pos:]) ^ 0x2020202020202020; x != 0 {
+					p.pos += bits.TrailingZeros64(x) >> 3
+					break
+				}
 				p.pos += 8
 			}
 		default:
