@@ -218,17 +218,25 @@ type DepsAt func(turn, step int) assembler.Deps
 // is neither an error nor replayed) must come after a successful result of
 // each tool it depends on, as declared at the call's step. It returns the
 // first violation as a *TraceError.
-func CheckTrace(log []byte, deps DepsAt) error {
+func CheckTrace(log []byte, deps DepsAt) error { return checkTrace(textLines(log), deps) }
+
+// CheckLogTrace is [CheckTrace] of the log l as it is now, without its
+// bytes joined (its request/header lines are not read).
+func CheckLogTrace(l *Log, deps DepsAt) error { return checkTrace(l.lines(), deps) }
+
+func checkTrace(lines iter.Seq2[[]byte, *assembler.Header], deps DepsAt) error {
 	completed := map[string]bool{}
-	return forEachLine(log, func(n int, line []byte) error {
+	n := 0
+	for line, h := range lines {
+		n++
 		// The type comes first in every line the loop writes, so reading
 		// it first skips a request/header line without reading its header.
-		if lineType(line) != TypeToolResult {
-			return nil
+		if h != nil || lineType(line) != TypeToolResult {
+			continue
 		}
 		d := gjson.GetBytes(line, "data")
 		if d.Get("error").Bool() {
-			return nil
+			continue
 		}
 		name := d.Get("name").String()
 		if !d.Get("replayed").Bool() {
@@ -239,8 +247,8 @@ func CheckTrace(log []byte, deps DepsAt) error {
 			}
 		}
 		completed[name] = true
-		return nil
-	})
+	}
+	return nil
 }
 
 // Fixed returns a DepsAt that gives the same dependencies at every step.

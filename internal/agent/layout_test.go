@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/headergold/headergold/internal/assembler"
@@ -17,6 +18,13 @@ import (
 // escapes), over enough steps for two-digit step numbers, and returns its
 // log and the requests the adapter received.
 func layoutSession(t *testing.T, rng *rand.Rand) ([]byte, []*Request) {
+	t.Helper()
+	l, reqs := layoutLog(t, rng)
+	return l.Bytes(), reqs
+}
+
+// layoutLog is layoutSession with the session's Log itself.
+func layoutLog(t *testing.T, rng *rand.Rand) (*Log, []*Request) {
 	t.Helper()
 	texts := []string{"plain", `quote " and \ slash`, "tab\tnewline\n", "ünï \u2028 😀", "</script>&", ""}
 	tools := func(prefix string, n int) []assembler.Tool {
@@ -58,7 +66,7 @@ func layoutSession(t *testing.T, rng *rand.Rand) ([]byte, []*Request) {
 			t.Fatal(err)
 		}
 	}
-	return a.Log().Bytes(), sc.Received()
+	return a.Log(), sc.Received()
 }
 
 // TestHeaderOfLineAgrees: on every request/header line the loop writes,
@@ -80,7 +88,7 @@ func TestHeaderOfLineAgrees(t *testing.T) {
 				t.Fatalf("line %d: headerOfLine = %.80q, a parse reads %.80q", n, got, want)
 			}
 		}
-		if err := checkRequests(log, reqs, true); err != nil {
+		if err := checkRequests(textLines(log), reqs, true); err != nil {
 			t.Fatalf("the layout pass fails on a log the loop wrote: %v", err)
 		}
 	}
@@ -153,7 +161,7 @@ func TestCheckRequestsLayoutPassIsSound(t *testing.T) {
 				i := rng.IntN(len(m) - 1)
 				m[i] = `{}[]",: a\`[rng.IntN(10)]
 			}
-			fast, parsed := checkRequests(m, reqs, true), checkRequests(m, reqs, false)
+			fast, parsed := checkRequests(textLines(m), reqs, true), checkRequests(textLines(m), reqs, false)
 			if fast == nil && parsed != nil {
 				t.Fatalf("the layout pass accepts an edited log that the parse rejects (%v):\n%s", parsed, m)
 			}
@@ -218,5 +226,48 @@ func TestLineTypeAndTurn(t *testing.T) {
 		`{}`,
 	} {
 		check([]byte(line))
+	}
+}
+
+// TestCheckLogAsText: the checks of a Log as the loop wrote it, which take
+// its headers as they were assembled, give the verdicts the checks of its
+// bytes give: on random sessions, and with the requests one short, one
+// too many, or two swapped.
+func TestCheckLogAsText(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(13, 17))
+	verdict := func(err error) string {
+		if err == nil {
+			return "ok"
+		}
+		return err.Error()
+	}
+	checked := 0
+	for range 100 {
+		l, reqs := layoutLog(t, rng)
+		log := l.Bytes()
+		variants := [][]*Request{reqs, reqs[:len(reqs)-1], append(slices.Clone(reqs), reqs[0])}
+		if len(reqs) > 1 {
+			sw := slices.Clone(reqs)
+			sw[0], sw[len(sw)-1] = sw[len(sw)-1], sw[0]
+			variants = append(variants, sw)
+		}
+		for i, v := range variants {
+			got, want := verdict(CheckLogRequests(l, v)), verdict(CheckRequests(log, v))
+			if got != want {
+				t.Fatalf("variant %d: CheckLogRequests: %s; CheckRequests: %s", i, got, want)
+			}
+			if i == 0 && got != "ok" {
+				t.Fatalf("the requests of a session fail their own log: %s", got)
+			}
+			checked++
+		}
+		deps := Fixed(assembler.Deps{"any": {"missing"}})
+		if got, want := verdict(CheckLogTrace(l, deps)), verdict(CheckTrace(log, deps)); got != want {
+			t.Fatalf("CheckLogTrace: %s; CheckTrace: %s", got, want)
+		}
+	}
+	if checked < 300 {
+		t.Fatalf("only %d checks", checked)
 	}
 }

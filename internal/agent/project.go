@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 
+	"github.com/headergold/headergold/internal/assembler"
 	"github.com/headergold/headergold/internal/canon"
+	"github.com/headergold/headergold/internal/logformat"
 	"github.com/tidwall/gjson"
 )
 
@@ -183,7 +186,7 @@ func Rebuild(prefix []byte) ([]byte, error) {
 // its last step's dispatch ends that step's prefix. It returns nil when all
 // match and the counts agree.
 func CheckRebuild(log []byte, received [][]byte) error {
-	return checkRebuild(log, len(received), false,
+	return checkRebuild(textLines(log), len(received), false,
 		func(k int, want *Request) bool { return want.equalJSON(received[k]) },
 		func(k int) []byte { return bytes.Clone(received[k]) })
 }
@@ -198,17 +201,41 @@ func CheckRequests(log []byte, received []*Request) error {
 	// header it reads to the received one's bytes. When it passes, those
 	// headers are the assembler's own objects, so the parsing pass would
 	// have read them alike; when it does not, the parsing pass decides.
-	if checkRequests(log, received, true) == nil {
+	if checkRequests(textLines(log), received, true) == nil {
 		return nil
 	}
-	return checkRequests(log, received, false)
+	return checkRequests(textLines(log), received, false)
+}
+
+// CheckLogRequests is [CheckRequests] of the log l as it is now, without
+// its bytes joined: a request/header line the loop wrote holds the
+// assembled header's own bytes, which the requests under it share, so the
+// check finds them equal without reading them, and only the rest of the
+// log is read. Its verdict is CheckRequests(l.Bytes(), received)'s.
+func CheckLogRequests(l *Log, received []*Request) error {
+	if checkRequests(l.lines(), received, true) == nil {
+		return nil
+	}
+	return checkRequests(l.lines(), received, false)
+}
+
+// textLines gives the lines of a log's text, none with a header apart
+// (see Log.lines).
+func textLines(log []byte) iter.Seq2[[]byte, *assembler.Header] {
+	return func(yield func([]byte, *assembler.Header) bool) {
+		for _, line := range logformat.Lines(log) {
+			if !yield(bytes.TrimSuffix(line, []byte{'\n'}), nil) {
+				return
+			}
+		}
+	}
 }
 
 // checkRequests is CheckRequests in one pass. With layout, header lines
 // are read by headerOfLine and a header must equal the received one byte
 // for byte; without, they are parsed, and a header that differs only in
 // its JSON text is compared as JSON.
-func checkRequests(log []byte, received []*Request, layout bool) error {
+func checkRequests(lines iter.Seq2[[]byte, *assembler.Header], received []*Request, layout bool) error {
 	// The last request header found equal to the rebuilt header in force,
 	// and that rebuilt header: neither is ever written to, so while both
 	// are the same arrays, they are still equal.
@@ -223,7 +250,7 @@ func checkRequests(log []byte, received []*Request, layout bool) error {
 		}
 		return bytes.Equal(got.messages, want.messages)
 	}
-	return checkRebuild(log, len(received), layout, equal, func(k int) []byte { return received[k].Bytes() })
+	return checkRebuild(lines, len(received), layout, equal, func(k int) []byte { return received[k].Bytes() })
 }
 
 // headerOfLine returns the header object of a request/header line laid
@@ -335,12 +362,12 @@ func sameArray(a, b []byte) bool {
 // checkRebuild folds log and, at each step's dispatch point, asks equal
 // whether the k-th of n received requests (from 0) is the rebuilt one;
 // got gives that request's bytes for the report.
-func checkRebuild(log []byte, n int, layout bool, equal func(k int, want *Request) bool, got func(k int) []byte) error {
+func checkRebuild(lines iter.Seq2[[]byte, *assembler.Header], n int, layout bool, equal func(k int, want *Request) bool, got func(k int) []byte) error {
 	p := Projector{borrow: true, layout: layout}
 	step := 0
 	pending := false // a step/start without its dispatch yet
 	var mismatch error
-	lines := 0
+	count := 0 // lines read
 	// check compares the request of the pending step, whose dispatch
 	// prefix is everything folded so far, with what the adapter received.
 	check := func(line int) error {
@@ -359,11 +386,14 @@ func checkRebuild(log []byte, n int, layout bool, equal func(k int, want *Reques
 		}
 		return nil
 	}
-	err := forEachLine(log, func(line int, text []byte) error {
-		lines = line
-		typ := lineType(text)
+	for text, h := range lines {
+		count++
+		typ := TypeRequestHeader
+		if h == nil {
+			typ = lineType(text)
+		}
 		if pending && (typ == TypeAssistantMessage || typ == TypeStepEnd) {
-			if err := check(line); err != nil {
+			if err := check(count); err != nil {
 				return err
 			}
 		}
@@ -371,16 +401,21 @@ func checkRebuild(log []byte, n int, layout bool, equal func(k int, want *Reques
 			step++
 			pending = true
 		}
-		return p.apply(typ, text)
-	})
-	if err != nil {
-		return err
+		if h != nil {
+			// A request/header line the loop wrote: its header is the
+			// assembled header's own bytes, which nothing writes to.
+			p.header = unsafeBytes(h.JSON())
+			continue
+		}
+		if err := p.apply(typ, text); err != nil {
+			return err
+		}
 	}
 	// A log that ends between a step/start and its dispatch (a crash, a
 	// cut copy) still determines that step's request: compare it when the
 	// adapter received one, rather than waving it through.
 	if pending && step <= n {
-		if err := check(lines + 1); err != nil {
+		if err := check(count + 1); err != nil {
 			return err
 		}
 	}
