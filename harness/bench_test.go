@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/headergold/headergold/internal/agent"
 	"github.com/headergold/headergold/internal/cputime"
 	"github.com/sebdah/goldie/v2"
 )
@@ -289,12 +288,12 @@ func BenchmarkReplayParts(b *testing.B) {
 					}
 				},
 				"rebuild": func() {
-					if err := agent.CheckRequests(fx.run.Log, fx.run.reqs); err != nil {
+					if err := fx.run.checkRequests(); err != nil {
 						b.Fatal(err)
 					}
 				},
 				"trace": func() {
-					if tf := traceFailure(fx.f, s.goldenPath(fx.f.Name), fx.run.Log, fx.run.depsAt); tf != nil {
+					if tf := traceErrFailure(fx.f, s.goldenPath(fx.f.Name), fx.run.checkTrace()); tf != nil {
 						b.Fatal(tf)
 					}
 				},

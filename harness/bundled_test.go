@@ -36,7 +36,7 @@ func runListed(t *testing.T, dir, name string) *runResult {
 func headersOf(t *testing.T, name string) (reasons []string, tools [][]string, log []byte) {
 	t.Helper()
 	run := runBundled(t, name)
-	for _, e := range headerEvents(run.Log) {
+	for _, e := range headerEvents(run.fullLog()) {
 		reasons = append(reasons, e.reason)
 		var names []string
 		e.header.Get("tools").ForEach(func(_, v gjson.Result) bool {
@@ -45,7 +45,7 @@ func headersOf(t *testing.T, name string) (reasons []string, tools [][]string, l
 		})
 		tools = append(tools, names)
 	}
-	return reasons, tools, run.Log
+	return reasons, tools, run.fullLog()
 }
 
 // The golden logs of non-pinned fixtures are templated, so the behaviour
@@ -167,7 +167,7 @@ func TestPermutationPassCatchesOrderDependence(t *testing.T) {
 		r, err := runFixture(f, reg)
 		if err == nil && reg != nil {
 			// Stand-in for a registry that leaks registration order.
-			r.Log = bytes.Replace(r.Log, []byte(`"name":"ask_user"`), []byte(`"name":"ask_user2"`), 1)
+			r.Log = bytes.Replace(r.fullLog(), []byte(`"name":"ask_user"`), []byte(`"name":"ask_user2"`), 1)
 		}
 		return r, err
 	}
@@ -218,7 +218,7 @@ func TestBundledDependencyFixtures(t *testing.T) {
 			`"callId":"c5","name":"fetch_doc","output":"# Install\ngo install ./...\nUse -race in CI."}`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			log := string(runBundled(t, tc.name).Log)
+			log := string(runBundled(t, tc.name).fullLog())
 			at := 0
 			for _, frag := range tc.want {
 				i := strings.Index(log[at:], frag)

@@ -248,10 +248,10 @@ func TestPermutationFailurePricesTheDrift(t *testing.T) {
 			return r, err
 		}
 		if reg == nil {
-			first = r.Log
+			first = r.fullLog()
 		} else if again == nil {
 			// Stand-in for a registry that leaks registration order.
-			r.Log = bytes.Replace(r.Log, []byte(`"name":"grep"`), []byte(`"name":"grep_files"`), 1)
+			r.Log = bytes.Replace(r.fullLog(), []byte(`"name":"grep"`), []byte(`"name":"grep_files"`), 1)
 			again = r.Log
 		}
 		return r, err

@@ -17,7 +17,7 @@ import (
 func opHeaders(t *testing.T, text string) (systems []string, tools [][]string) {
 	t.Helper()
 	run := runOps(t, text)
-	for _, ln := range splitLines(run.Log) {
+	for _, ln := range splitLines(run.fullLog()) {
 		h := gjson.GetBytes(ln, "data.header")
 		if !h.Exists() {
 			continue
@@ -106,8 +106,8 @@ func TestAddToolPastTheEnd(t *testing.T) {
   "listeners": [{"op": "addTool", "schema": {"name": "z"}, "at": 6}],
   "turns": [{"user": "hi", "replies": [{"text": "ok"}]}]
 }`)
-	if !bytes.Contains(run.Log, []byte(`addTool \"z\": position 6 is outside the 5 tools`)) {
-		t.Errorf("log:\n%s", run.Log)
+	if !bytes.Contains(run.fullLog(), []byte(`addTool \"z\": position 6 is outside the 5 tools`)) {
+		t.Errorf("log:\n%s", run.fullLog())
 	}
 }
 

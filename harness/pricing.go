@@ -84,7 +84,7 @@ func attachCost(fails []Failure, golden, system, tools string, out *Outputs, lim
 			}
 		}
 	}
-	if at < 0 || out == nil || len(out.Log) == 0 {
+	if at < 0 || out == nil || len(out.fullLog()) == 0 {
 		return
 	}
 	var files [3][]byte
@@ -98,11 +98,11 @@ func attachCost(fails []Failure, golden, system, tools string, out *Outputs, lim
 	if checkGolden(golden, files[0], true) != nil || checkGolden(tools, files[2], false) != nil {
 		return
 	}
-	want, ok := pinnedLog(files[0], files[1], files[2], out.Log)
+	want, ok := pinnedLog(files[0], files[1], files[2], out.fullLog())
 	if !ok {
 		return
 	}
-	priceDrift(fails[at].Mismatch, golden, want, "this run", out.Log)
+	priceDrift(fails[at].Mismatch, golden, want, "this run", out.fullLog())
 }
 
 // priceDrift compares two full or templated logs with package drift, a
@@ -155,10 +155,10 @@ func attachGoldenCost(fails []Failure, golden string, want []byte, out *Outputs)
 		if f.Check != CheckGolden || f.Mismatch == nil {
 			continue
 		}
-		if f.Mismatch.form || out == nil || len(out.Log) == 0 {
+		if f.Mismatch.form || out == nil || len(out.fullLog()) == 0 {
 			return
 		}
-		priceDrift(f.Mismatch, golden, want, "this run", out.Log)
+		priceDrift(f.Mismatch, golden, want, "this run", out.fullLog())
 		return
 	}
 }

@@ -77,9 +77,21 @@ type Outputs struct {
 	Requests [][]byte
 
 	depsAt agent.DepsAt // the tool dependencies in force at each step
+	// run is the run the outputs come from, whose log fullLog joins when
+	// Log is nil (a replay's outputs, until a failure prices a drift).
+	run *runResult
 	// extra are more files a record writes in the same transaction: the
 	// fixture of a scenario recorded from a real provider.
 	extra []FileWrite
+}
+
+// fullLog returns Log, joined from the run the outputs come from when it
+// is nil: Check returns it set, a replay joins it only to price a drift.
+func (o *Outputs) fullLog() []byte {
+	if o.Log == nil && o.run != nil {
+		o.Log = o.run.fullLog()
+	}
+	return o.Log
 }
 
 // Result is the outcome of replaying one fixture.
@@ -121,7 +133,7 @@ func (s *Suite) ReplayContext(ctx context.Context, f *Fixture) *Result {
 		return noFixture()
 	}
 	start := time.Now()
-	out, res := s.CheckContext(ctx, f)
+	out, res := s.check(ctx, f)
 	if out != nil {
 		res.Failures = append(res.Failures, s.CompareGolden(f, out)...)
 	}
@@ -144,6 +156,16 @@ func (s *Suite) Check(f *Fixture) (*Outputs, *Result) { return s.CheckContext(s.
 // CheckContext is [Suite.Check] with ctx bounding the agent runs of a
 // captured scenario, as for [Suite.ReplayContext].
 func (s *Suite) CheckContext(ctx context.Context, f *Fixture) (*Outputs, *Result) {
+	out, res := s.check(ctx, f)
+	if out != nil {
+		out.fullLog()
+	}
+	return out, res
+}
+
+// check is CheckContext with the outputs' Log left for fullLog to join,
+// which a replay that passes never needs.
+func (s *Suite) check(ctx context.Context, f *Fixture) (*Outputs, *Result) {
 	if f == nil {
 		return nil, noFixture()
 	}
@@ -165,11 +187,11 @@ func (s *Suite) CheckContext(ctx context.Context, f *Fixture) (*Outputs, *Result
 		fail(CheckGuard, f.File, 0, "%v", err)
 		return nil, res
 	}
-	if err := agent.CheckRequests(first.Log, first.reqs); err != nil {
+	if err := first.checkRequests(); err != nil {
 		fail(CheckRebuild, "", 0, "%v", err)
 	}
 	first.reqs = nil // checked: from here on the log stands for them
-	if tf := traceFailure(f, s.goldenPath(f.Name), first.Log, first.depsAt); tf != nil {
+	if tf := traceErrFailure(f, s.goldenPath(f.Name), first.checkTrace()); tf != nil {
 		res.Failures = append(res.Failures, *tf)
 	}
 	if s.opts.shuffle() > 0 {
@@ -196,7 +218,7 @@ func (s *Suite) CheckContext(ctx context.Context, f *Fixture) (*Outputs, *Result
 			if m.File == "log" {
 				// Priced only now, a failure being reported: both runs'
 				// logs are full, the first run's the one cached.
-				priceDrift(m, "the listed order", first.Log, fmt.Sprintf("permutation run %d", i), again.Log)
+				priceDrift(m, "the listed order", first.fullLog(), fmt.Sprintf("permutation run %d", i), again.fullLog())
 			}
 			how := "shuffled"
 			if concurrent {
@@ -216,14 +238,14 @@ func outputs(f *Fixture, r *runResult) (*Outputs, error) {
 	golden := r.templated
 	if golden == nil {
 		var err error
-		if golden, err = Template(r.Log); err != nil {
+		if golden, err = Template(r.fullLog()); err != nil {
 			return nil, fmt.Errorf("malformed header in the log: %w", err)
 		}
 	}
 	var err error
-	out := &Outputs{Log: r.Log, Golden: golden, Requests: r.Requests, depsAt: r.depsAt}
+	out := &Outputs{Log: r.Log, Golden: golden, Requests: r.Requests, depsAt: r.depsAt, run: r}
 	if f.Pin {
-		if out.System, out.Tools, err = Sidecars(r.Log); err != nil {
+		if out.System, out.Tools, err = Sidecars(out.fullLog()); err != nil {
 			return nil, fmt.Errorf("the sidecars of the run's log: %w", err)
 		}
 	}
@@ -237,10 +259,10 @@ func outputs(f *Fixture, r *runResult) (*Outputs, error) {
 // check holds to its log): the requests are compared through the log
 // rather than byte for byte, which would read every header once per step.
 func comparePermutation(first, again *runResult) *Mismatch {
-	if m := compareFile("log", first.Log, again.Log); m != nil {
+	if m := compareFile("log", first.fullLog(), again.fullLog()); m != nil {
 		return m
 	}
-	err := agent.CheckRequests(again.Log, again.reqs)
+	err := again.checkRequests()
 	if err == nil {
 		return nil
 	}
@@ -345,7 +367,7 @@ func (r *runResult) distinctHeaders() []headerAt {
 	if r.headers != nil {
 		return r.headers
 	}
-	return distinctHeaders(r.Log)
+	return distinctHeaders(r.fullLog())
 }
 
 // distinct is what distinctHeaders returns for a log whose header events

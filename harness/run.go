@@ -14,7 +14,11 @@ import (
 
 // runResult is the outcome of running a fixture once.
 type runResult struct {
-	Log []byte // the full session log
+	// Log is the full session log; for a reference run, nil until
+	// fullLog joins it from live, which a replay that finds nothing wrong
+	// at -shuffle 0 never needs.
+	Log  []byte
+	live *agent.Log // a reference run's log as the loop wrote it
 	// Requests are the bodies a captured agent sent, in order; nil for a
 	// reference run, whose requests are reqs.
 	Requests [][]byte
@@ -38,6 +42,34 @@ type runResult struct {
 	// deps holds the tool dependencies in force at each step, as the
 	// agent assembled them.
 	deps map[[2]int]assembler.Deps
+}
+
+// fullLog returns the run's full log, joining a reference run's on first
+// use.
+func (r *runResult) fullLog() []byte {
+	if r.Log == nil && r.live != nil {
+		r.Log = r.live.Bytes()
+	}
+	return r.Log
+}
+
+// checkRequests holds the requests the run's adapter received to its log
+// (see agent.CheckRequests): a reference run's log as the loop wrote it,
+// unless Log was set apart from it.
+func (r *runResult) checkRequests() error {
+	if r.Log == nil && r.live != nil {
+		return agent.CheckLogRequests(r.live, r.reqs)
+	}
+	return agent.CheckRequests(r.Log, r.reqs)
+}
+
+// checkTrace is agent.CheckTrace of the run's log, read as checkRequests
+// reads it.
+func (r *runResult) checkTrace() error {
+	if r.Log == nil && r.live != nil {
+		return agent.CheckLogTrace(r.live, r.depsAt)
+	}
+	return agent.CheckTrace(r.Log, r.depsAt)
 }
 
 // depsAt gives the dependencies in force at a step; a step the run never
@@ -195,7 +227,7 @@ func runFixture(f *Fixture, reg *registration) (*runResult, error) {
 			return nil, fmt.Errorf("fixture %s: late registration: %w", f.Name, r.err)
 		}
 	}
-	res := &runResult{Log: r.log.Bytes(), reqs: r.script.requests, plugins: plugins, deps: r.deps}
+	res := &runResult{live: r.log, reqs: r.script.requests, plugins: plugins, deps: r.deps}
 	if hs, ok := r.log.Headers(); ok {
 		res.headers = distinct(hs)
 	}

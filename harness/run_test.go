@@ -89,7 +89,7 @@ func TestRunTemplatesAsTemplate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := Template(run.Log)
+		want, err := Template(run.fullLog())
 		if err != nil {
 			t.Fatalf("%s: %v", f.Name, err)
 		}

@@ -13,7 +13,12 @@ import (
 // traceFailure checks a log's executed tool calls against the dependencies
 // declared at each step; file names where the log lives, for the report.
 func traceFailure(f *Fixture, file string, log []byte, deps agent.DepsAt) *Failure {
-	err := agent.CheckTrace(log, deps)
+	return traceErrFailure(f, file, agent.CheckTrace(log, deps))
+}
+
+// traceErrFailure is the failure a trace check's error makes (nil for an
+// error that is not a *agent.TraceError).
+func traceErrFailure(f *Fixture, file string, err error) *Failure {
 	var te *agent.TraceError
 	if !errors.As(err, &te) {
 		return nil
@@ -41,7 +46,7 @@ func checkBatches(f *Fixture, file string, run *runResult, seed uint64) *Failure
 		policy = agent.PolicyReorder
 	}
 	rng := rand.New(rand.NewPCG(seed, 1))
-	for i, line := range splitLines(run.Log) {
+	for i, line := range splitLines(run.fullLog()) {
 		ev := gjson.ParseBytes(line)
 		if ev.Get("type").String() != agent.TypeAssistantMessage {
 			continue

@@ -48,11 +48,11 @@ func TestTraceCheckOnRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tf := traceFailure(f, "x", run.Log, run.depsAt); tf != nil {
+	if tf := traceFailure(f, "x", run.fullLog(), run.depsAt); tf != nil {
 		t.Fatalf("the bundled run violates its edges: %s", tf)
 	}
 	// The same events in the model's order would violate notify -> create_issue.
-	swapped := bytes.Replace(run.Log, []byte(`"callId":"c2","name":"create_issue"`), []byte(`"callId":"cX","name":"create_issue"`), 1)
+	swapped := bytes.Replace(run.fullLog(), []byte(`"callId":"c2","name":"create_issue"`), []byte(`"callId":"cX","name":"create_issue"`), 1)
 	lines := bytes.SplitAfter(swapped, []byte("\n"))
 	for i := range lines {
 		if bytes.Contains(lines[i], []byte(`"callId":"cX"`)) {
