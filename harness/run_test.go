@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"testing"
 )
 
@@ -98,6 +99,32 @@ func TestRunTemplatesAsTemplate(t *testing.T) {
 		}
 		if m := compareFile(f.Name, want, run.templated); m != nil {
 			t.Errorf("%s: the run's templated log differs from Template's: %s", f.Name, m)
+		}
+	}
+}
+
+// TestCheckReturnsTheFullLog: a replay leaves a reference run's log
+// unjoined, and Check still returns it in Outputs.Log, for every bundled
+// reference fixture: the whole log, whose template is the golden log.
+func TestCheckReturnsTheFullLog(t *testing.T) {
+	s := mustLoad(t, Options{Fixtures: "../fixtures", Golden: "../golden", Shuffle: -1})
+	for _, f := range s.Fixtures() {
+		if f.Captured() {
+			continue
+		}
+		out, res := s.Check(f)
+		if !res.Passed() {
+			t.Fatalf("%s: %v", f.Name, res.Failures)
+		}
+		run, err := runFixture(f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Log) == 0 || !bytes.Equal(out.Log, run.fullLog()) {
+			t.Fatalf("%s: Check's Outputs.Log is %d bytes, not the run's %d-byte log", f.Name, len(out.Log), len(run.fullLog()))
+		}
+		if want, err := Template(out.Log); err != nil || !bytes.Equal(want, out.Golden) {
+			t.Errorf("%s: Template(Outputs.Log) is not Outputs.Golden (%v)", f.Name, err)
 		}
 	}
 }
