@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"math/bits"
 	"slices"
+	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -192,9 +194,20 @@ func sortedKeys(tools []*canonicalTool, rank func(*canonicalTool) (int, bool)) [
 	return out
 }
 
-// mergeKeys merges two lists sorted by compareKeys into a new one.
+// mergeKeys merges two lists sorted by compareKeys into a new one, a's
+// keys first among equal ones.
 func mergeKeys(a, b []sortKey) []sortKey {
 	out := make([]sortKey, 0, len(a)+len(b))
+	if len(b)*bits.Len(uint(len(a))) < len(a) {
+		// A few late tools into many kept ones: each finds its place by
+		// binary search, and the kept keys between are copied in runs.
+		for _, k := range b {
+			i := sort.Search(len(a), func(i int) bool { return compareKeys(k, a[i]) < 0 })
+			out = append(append(out, a[:i]...), k)
+			a = a[i:]
+		}
+		return append(out, a...)
+	}
 	for len(a) > 0 && len(b) > 0 {
 		if compareKeys(b[0], a[0]) < 0 {
 			out, b = append(out, b[0]), b[1:]
