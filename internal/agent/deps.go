@@ -107,7 +107,18 @@ func ready(i int, names []string, placed []bool, deps assembler.Deps) bool {
 // arguments), for idempotent tools. A resumed loop rebuilds it from the log.
 type ledger struct {
 	completed map[string]bool
-	results   map[string]string // ledgerKey → output
+	results   map[string]string // ledgerKey → output, for the calls keyed so far
+	// unkeyed are the successful calls recorded since: a call's key, its
+	// arguments made canonical, is made only when an idempotent tool is
+	// looked up, which most sessions never do.
+	unkeyed []ledgerCall
+}
+
+// ledgerCall is a successful call the ledger has not keyed yet.
+type ledgerCall struct {
+	name   string
+	args   []byte
+	output string
 }
 
 func newLedger() *ledger {
@@ -124,17 +135,27 @@ func ledgerKey(name string, args []byte) string {
 	return string(sorted)
 }
 
+// has reports whether the ledger keyed a call with this key.
+func (l *ledger) has(key string) bool {
+	_, ok := l.results[key]
+	return ok
+}
+
 // record notes a successful run of a call.
 func (l *ledger) record(name string, args []byte, output string) {
 	l.completed[name] = true
-	key := ledgerKey(name, args)
-	if _, ok := l.results[key]; !ok {
-		l.results[key] = output
-	}
+	l.unkeyed = append(l.unkeyed, ledgerCall{name, bytes.Clone(args), output})
 }
 
 // replay returns the first successful output of an identical earlier call.
 func (l *ledger) replay(name string, args []byte) (string, bool) {
+	for _, c := range l.unkeyed {
+		if key := ledgerKey(c.name, c.args); !l.has(key) {
+			l.results[key] = c.output // the first successful output
+		}
+	}
+	clear(l.unkeyed)
+	l.unkeyed = l.unkeyed[:0]
 	out, ok := l.results[ledgerKey(name, args)]
 	return out, ok
 }
