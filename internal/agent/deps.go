@@ -135,12 +135,6 @@ func ledgerKey(name string, args []byte) string {
 	return string(sorted)
 }
 
-// has reports whether the ledger keyed a call with this key.
-func (l *ledger) has(key string) bool {
-	_, ok := l.results[key]
-	return ok
-}
-
 // record notes a successful run of a call.
 func (l *ledger) record(name string, args []byte, output string) {
 	l.completed[name] = true
@@ -150,7 +144,8 @@ func (l *ledger) record(name string, args []byte, output string) {
 // replay returns the first successful output of an identical earlier call.
 func (l *ledger) replay(name string, args []byte) (string, bool) {
 	for _, c := range l.unkeyed {
-		if key := ledgerKey(c.name, c.args); !l.has(key) {
+		key := ledgerKey(c.name, c.args)
+		if _, ok := l.results[key]; !ok {
 			l.results[key] = c.output // the first successful output
 		}
 	}

@@ -102,19 +102,16 @@ func New(cfg Config, opts Options) (*Agent, error) {
 	// A request/header line this package's loop wrote holds the
 	// assembled header's own bytes: the projection takes them as they are
 	// rather than finding them again in the line's text, and the turn is
-	// read from the text before them.
+	// read from the text before them, which begins as every line does.
 	n := 0
 	for line, h := range a.log.lines() {
 		n++
-		if h != nil {
-			if t := headerLineTurn(line); t > a.turn {
-				a.turn = t
-			}
-			a.proj.header = unsafeBytes(h.JSON())
-			continue
-		}
 		if t := lineTurn(line); t > a.turn {
 			a.turn = t
+		}
+		if h != nil {
+			a.proj.header = unsafeBytes(h.JSON())
+			continue
 		}
 		if err := a.proj.apply(lineType(line), line); err != nil {
 			return nil, fmt.Errorf("resumed log line %d: %w", n, err)

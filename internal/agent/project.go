@@ -327,24 +327,6 @@ func lineTurn(line []byte) int {
 	return int(gjson.Get(canon.View(line), "data.turn").Int())
 }
 
-// headerLineTurn reads the turn of a request/header line the loop wrote
-// from the text before its header, which begins
-// {"type":"request/header","data":{"turn":N.
-func headerLineTurn(prefix []byte) int {
-	rest, ok := bytes.CutPrefix(prefix, []byte(`{"type":"`+TypeRequestHeader+`","data":{"turn":`))
-	if !ok {
-		return 0
-	}
-	t := 0
-	for _, c := range rest {
-		if c < '0' || c > '9' {
-			break
-		}
-		t = t*10 + int(c-'0')
-	}
-	return t
-}
-
 // cutDigits cuts a non-empty run of ASCII digits from the front of b.
 func cutDigits(b []byte) ([]byte, bool) {
 	i := 0

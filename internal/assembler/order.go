@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
-	"math/bits"
 	"slices"
-	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -178,12 +176,7 @@ func sortedKeys(tools []*canonicalTool, rank func(*canonicalTool) (int, bool)) [
 			j++
 		}
 		if j-i > 1 {
-			slices.SortFunc(fl[i:j], func(a, b flatKey) int {
-				if c := CompareUTF16(tools[a.i].tool.Name, tools[b.i].tool.Name); c != 0 {
-					return c
-				}
-				return compareKeys(key(a), key(b))
-			})
+			slices.SortFunc(fl[i:j], func(a, b flatKey) int { return compareKeys(key(a), key(b)) })
 		}
 		i = j
 	}
@@ -198,16 +191,6 @@ func sortedKeys(tools []*canonicalTool, rank func(*canonicalTool) (int, bool)) [
 // keys first among equal ones.
 func mergeKeys(a, b []sortKey) []sortKey {
 	out := make([]sortKey, 0, len(a)+len(b))
-	if len(b)*bits.Len(uint(len(a))) < len(a) {
-		// A few late tools into many kept ones: each finds its place by
-		// binary search, and the kept keys between are copied in runs.
-		for _, k := range b {
-			i := sort.Search(len(a), func(i int) bool { return compareKeys(k, a[i]) < 0 })
-			out = append(append(out, a[:i]...), k)
-			a = a[i:]
-		}
-		return append(out, a...)
-	}
 	for len(a) > 0 && len(b) > 0 {
 		if compareKeys(b[0], a[0]) < 0 {
 			out, b = append(out, b[0]), b[1:]

@@ -102,12 +102,7 @@ func (c *Canonicalizer) NewProviderFunc(name string, n int, tool func(int) Tool)
 	for i := range n {
 		t := tool(i)
 		t.Parameters = cs[i].tool.Parameters
-		start := len(buf)
-		// What lies in buf stays as it is: appends write past it, or
-		// into a new array (a string that needed escapes).
-		buf = appendToolJSON(buf, t)
-		ps, pe := len(buf)-1-len(t.Parameters), len(buf)-1
-		cs[i] = cut(t, buf, start, ps, pe, name)
+		buf, cs[i] = appendTool(buf, t, name)
 		p.tools[i] = &cs[i]
 	}
 	return p, nil
@@ -156,8 +151,20 @@ func (c *Canonicalizer) canonicalize(t Tool, provider string) (canonicalTool, er
 		return canonicalTool{}, err
 	}
 	t.Parameters = params
-	b := appendToolJSON(make([]byte, 0, toolSize(t)), t)
-	return cut(t, b, 0, len(b)-1-len(params), len(b)-1, provider), nil
+	_, ct := appendTool(make([]byte, 0, toolSize(t)), t, provider)
+	return ct, nil
+}
+
+// appendTool appends the canonical bytes of t, whose Parameters are
+// canonical, to buf and returns the registered tool cut from them. What
+// lies in buf stays as it is: appends write past it, or into a new array
+// (a string that needed escapes).
+func appendTool(buf []byte, t Tool, provider string) ([]byte, canonicalTool) {
+	start := len(buf)
+	buf = appendToolJSON(buf, t)
+	// The parameters, when there are some, end just before the closing
+	// brace.
+	return buf, cut(t, buf, start, len(buf)-1-len(t.Parameters), len(buf)-1, provider)
 }
 
 // toolSize is the length of t's canonical bytes once its parameters are
