@@ -305,8 +305,11 @@ func TestCanonicalizerRemembersParameters(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := prov.tools[i]; string(got.bytes) != string(want.bytes) || string(got.tool.Parameters) != string(want.tool.Parameters) {
-				t.Fatalf("provider %d tool %d: %s, want %s", p, i, got.bytes, want.bytes)
+			if got := prov.tools[i]; string(got.json()) != string(want.json()) || string(got.tool.Parameters) != string(want.tool.Parameters) {
+				t.Fatalf("provider %d tool %d: %s, want %s", p, i, got.json(), want.json())
+			}
+			if got := prov.tools[i]; got.size() != len(got.json()) {
+				t.Fatalf("provider %d tool %d: size %d, but %d bytes: %s", p, i, got.size(), len(got.json()), got.json())
 			}
 		}
 	}

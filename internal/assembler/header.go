@@ -57,7 +57,7 @@ func newHeader(model string, sections []Section, tools []*canonicalTool) *Header
 			if i > 0 {
 				raw = append(raw, ',')
 			}
-			raw = append(raw, t.bytes...)
+			raw = t.appendJSON(raw)
 		}
 		raw = append(raw, ']')
 	}
@@ -77,7 +77,7 @@ func newHeader(model string, sections []Section, tools []*canonicalTool) *Header
 func toolsLen(tools []*canonicalTool) int {
 	n := 0
 	for _, t := range tools {
-		n += len(t.bytes) + 1
+		n += t.size() + 1
 	}
 	return n
 }
@@ -174,10 +174,10 @@ func parseTool(v gjson.Result) (canonicalTool, error) {
 	if err != nil {
 		return canonicalTool{}, err
 	}
-	if !bytes.Equal(c.bytes, []byte(v.Raw)) {
+	if string(c.json()) != v.Raw {
 		// Key order differs from the canonical tool layout; keep the
 		// bytes as given so the header stays byte-faithful.
-		c.bytes = []byte(v.Raw)
+		c.raw = []byte(v.Raw)
 	}
 	return c, nil
 }
@@ -249,7 +249,7 @@ func (h *Header) ToolNames() []string {
 }
 
 // ToolJSON returns a copy of the canonical bytes of the i-th tool.
-func (h *Header) ToolJSON(i int) []byte { return bytes.Clone(h.tools[i].bytes) }
+func (h *Header) ToolJSON(i int) []byte { return h.tools[i].json() }
 
 // NumTools returns the number of tools.
 func (h *Header) NumTools() int { return len(h.tools) }

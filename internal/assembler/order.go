@@ -64,7 +64,9 @@ func compareKeys(a, b sortKey) int {
 	if c := CompareUTF16(a.name, b.name); c != 0 {
 		return c
 	}
-	if c := bytes.Compare(a.t.bytes, b.t.bytes); c != 0 {
+	// Only tools of one name get here (rare), so their bytes are made
+	// to compare them.
+	if c := bytes.Compare(a.t.json(), b.t.json()); c != 0 {
 		return c
 	}
 	return compareRest(&a.t.tool, &b.t.tool)

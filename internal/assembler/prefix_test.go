@@ -185,7 +185,7 @@ func TestSortedKeysAsCompareKeys(t *testing.T) {
 			w := want[i]
 			w.prefix = got[i].prefix
 			if compareKeys(got[i], w) != 0 {
-				t.Fatalf("round %d: key %d is %q (%s), want %q (%s)", round, i, got[i].name, got[i].t.bytes, w.name, w.t.bytes)
+				t.Fatalf("round %d: key %d is %q (%s), want %q (%s)", round, i, got[i].name, got[i].t.json(), w.name, w.t.json())
 			}
 		}
 	}

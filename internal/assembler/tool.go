@@ -34,16 +34,82 @@ func (t Tool) clone() Tool {
 	return t
 }
 
-// canonicalTool is a registered tool with its canonical model-visible bytes.
+// canonicalTool is a registered tool with the parts of its canonical
+// model-visible bytes: the JSON string bodies of its name and description
+// and its canonical parameters. A header writes the bytes from the parts
+// (appendJSON), so a tool's bytes exist only inside the headers that hold
+// it, not once more beside them.
 type canonicalTool struct {
-	tool     Tool   // private copy; Parameters canonical
-	bytes    []byte // canonical JSON of the model-visible fields
+	tool Tool // private copy; Parameters canonical
+	// name and description are what canon.AppendString writes between
+	// the quotes: the tool's own strings unless they needed escapes.
+	name, description string
+	// raw, when set, is the tool's bytes as a parsed header gave them,
+	// in another member order than the canonical layout; the parts do
+	// not make them.
+	raw      []byte
 	provider string // who registered it, for messages
 }
 
-// canonicalize validates t and computes its canonical bytes. The canonical
-// parameters are written straight into those bytes and the tool's
-// Parameters is that part of them: one array per tool, both immutable.
+// newCanonicalTool makes the registered tool of t, whose Parameters are
+// canonical and not shared with the caller: its own copy of DependsOn,
+// and its strings' JSON bodies.
+func newCanonicalTool(t Tool, provider string) canonicalTool {
+	t.DependsOn = slices.Clone(t.DependsOn)
+	if len(t.Parameters) == 0 {
+		t.Parameters = nil
+	}
+	return canonicalTool{tool: t, name: canon.StringBody(t.Name), description: canon.StringBody(t.Description), provider: provider}
+}
+
+// The canonical layout of a tool's model-visible fields, with an empty
+// description and absent parameters left out.
+const (
+	jsonName        = `{"name":"`
+	jsonDescription = `","description":"`
+	jsonParameters  = `,"parameters":`
+)
+
+// size returns the length of t's canonical bytes.
+func (t *canonicalTool) size() int {
+	if t.raw != nil {
+		return len(t.raw)
+	}
+	n := len(jsonName) + len(t.name) + len(`"}`)
+	if t.description != "" {
+		n += len(jsonDescription) + len(t.description)
+	}
+	if len(t.tool.Parameters) > 0 {
+		n += len(jsonParameters) + len(t.tool.Parameters)
+	}
+	return n
+}
+
+// appendJSON appends t's canonical bytes to dst: copies of the parts,
+// with no scan of them.
+func (t *canonicalTool) appendJSON(dst []byte) []byte {
+	if t.raw != nil {
+		return append(dst, t.raw...)
+	}
+	dst = append(dst, jsonName...)
+	dst = append(dst, t.name...)
+	if t.description != "" {
+		dst = append(dst, jsonDescription...)
+		dst = append(dst, t.description...)
+	}
+	dst = append(dst, '"')
+	if len(t.tool.Parameters) > 0 {
+		dst = append(dst, jsonParameters...)
+		dst = append(dst, t.tool.Parameters...)
+	}
+	return append(dst, '}')
+}
+
+// json returns t's canonical bytes in a new array.
+func (t *canonicalTool) json() []byte { return t.appendJSON(make([]byte, 0, t.size())) }
+
+// canonicalize validates t and makes it a registered tool, with its own
+// copy of the canonical parameters.
 func canonicalize(t Tool, provider string) (canonicalTool, error) {
 	return (*Canonicalizer)(nil).canonicalize(t, provider)
 }
@@ -76,14 +142,10 @@ func (c *Canonicalizer) NewProviderFunc(name string, n int, tool func(int) Tool)
 	if c == nil {
 		c = &Canonicalizer{} // a memory for this provider's tools alone
 	}
-	// All the tools' canonical bytes go into one array, each tool's cut
-	// from it: a provider of hundreds of tools makes them with a few
-	// allocations, not one each. A first pass finds every tool's
-	// canonical parameters (parsing each distinct text once) and so the
-	// array's size, exact unless a name or description needs escapes;
-	// the second writes the tools.
-	cs := make([]canonicalTool, n) // one allocation for all
-	size := 0
+	// The tools go into one array, not an allocation each; tools whose
+	// parameters are the same text share the canonical form c made of it.
+	cs := make([]canonicalTool, n)
+	p := &Provider{name: name, tools: make([]*canonicalTool, n)}
 	for i := range n {
 		t := tool(i)
 		if t.Name == "" {
@@ -93,16 +155,8 @@ func (c *Canonicalizer) NewProviderFunc(name string, n int, tool func(int) Tool)
 		if err != nil {
 			return nil, fmt.Errorf("provider %q: %w", name, err)
 		}
-		cs[i].tool.Parameters = params // for the second pass
 		t.Parameters = params
-		size += toolSize(t)
-	}
-	p := &Provider{name: name, tools: make([]*canonicalTool, n)}
-	buf := make([]byte, 0, size)
-	for i := range n {
-		t := tool(i)
-		t.Parameters = cs[i].tool.Parameters
-		buf, cs[i] = appendTool(buf, t, name)
+		cs[i] = newCanonicalTool(t, name)
 		p.tools[i] = &cs[i]
 	}
 	return p, nil
@@ -151,55 +205,7 @@ func (c *Canonicalizer) canonicalize(t Tool, provider string) (canonicalTool, er
 		return canonicalTool{}, err
 	}
 	t.Parameters = params
-	_, ct := appendTool(make([]byte, 0, toolSize(t)), t, provider)
-	return ct, nil
-}
-
-// appendTool appends the canonical bytes of t, whose Parameters are
-// canonical, to buf and returns the registered tool cut from them. What
-// lies in buf stays as it is: appends write past it, or into a new array
-// (a string that needed escapes).
-func appendTool(buf []byte, t Tool, provider string) ([]byte, canonicalTool) {
-	start := len(buf)
-	buf = appendToolJSON(buf, t)
-	// The parameters, when there are some, end just before the closing
-	// brace.
-	return buf, cut(t, buf, start, len(buf)-1-len(t.Parameters), len(buf)-1, provider)
-}
-
-// toolSize is the length of t's canonical bytes once its parameters are
-// canonical, unless its name or description needs escapes.
-func toolSize(t Tool) int {
-	return len(`{"name":"","description":"","parameters":}`) + len(t.Name) + len(t.Description) + len(t.Parameters)
-}
-
-// cut makes the registered tool whose canonical bytes are b[start:]: its
-// private copy of t has the canonical parameters b[ps:pe] (none when
-// ps == pe). Both slices end their capacity where they end, so that an
-// append to either copies.
-func cut(t Tool, b []byte, start, ps, pe int, provider string) canonicalTool {
-	t.DependsOn = slices.Clone(t.DependsOn)
-	t.Parameters = nil
-	if ps < pe {
-		t.Parameters = b[ps:pe:pe]
-	}
-	return canonicalTool{tool: t, bytes: b[start:len(b):len(b)], provider: provider}
-}
-
-// appendToolJSON writes the model-visible fields of t, whose Parameters are
-// already canonical.
-func appendToolJSON(dst []byte, t Tool) []byte {
-	dst = append(dst, `{"name":`...)
-	dst = canon.AppendString(dst, t.Name)
-	if t.Description != "" {
-		dst = append(dst, `,"description":`...)
-		dst = canon.AppendString(dst, t.Description)
-	}
-	if len(t.Parameters) > 0 {
-		dst = append(dst, `,"parameters":`...)
-		dst = append(dst, t.Parameters...)
-	}
-	return append(dst, '}')
+	return newCanonicalTool(t, provider), nil
 }
 
 // Provider is a tool provider whose tools are validated and made canonical

@@ -314,6 +314,15 @@ func (l Tools) same(m Tools) bool {
 // interchangeable reports whether two records make the same header and
 // the same harness behaviour: the same canonical bytes and metadata.
 func interchangeable(a, b *canonicalTool) bool {
-	return a == b || bytes.Equal(a.bytes, b.bytes) &&
+	return a == b || sameJSON(a, b) &&
 		slices.Equal(a.tool.DependsOn, b.tool.DependsOn) && a.tool.Idempotent == b.tool.Idempotent
+}
+
+// sameJSON reports whether two tools have the same canonical bytes: the
+// same parts, as the canonical layout delimits each part unambiguously.
+func sameJSON(a, b *canonicalTool) bool {
+	if a.raw != nil || b.raw != nil {
+		return bytes.Equal(a.json(), b.json())
+	}
+	return a.name == b.name && a.description == b.description && bytes.Equal(a.tool.Parameters, b.tool.Parameters)
 }

@@ -103,11 +103,11 @@ func toolsEqualTool(a, b Tool) bool {
 }
 
 func toolsEqualRecord(a, b *canonicalTool) bool {
-	return bytes.Equal(a.bytes, b.bytes) && toolsEqualTool(a.tool, b.tool)
+	return bytes.Equal(a.json(), b.json()) && toolsEqualTool(a.tool, b.tool)
 }
 
 func toolsShow(c *canonicalTool) string {
-	return fmt.Sprintf("%p %s dependsOn=%q idempotent=%v", c, c.bytes, c.tool.DependsOn, c.tool.Idempotent)
+	return fmt.Sprintf("%p %s dependsOn=%q idempotent=%v", c, c.json(), c.tool.DependsOn, c.tool.Idempotent)
 }
 
 // toolsModelSame is the definition same must agree with: equal lengths,
@@ -118,7 +118,7 @@ func toolsModelSame(a, b []*canonicalTool) bool {
 		return false
 	}
 	for i := range a {
-		if !bytes.Equal(a[i].bytes, b[i].bytes) ||
+		if !bytes.Equal(a[i].json(), b[i].json()) ||
 			!slices.Equal(a[i].tool.DependsOn, b[i].tool.DependsOn) ||
 			a[i].tool.Idempotent != b[i].tool.Idempotent {
 			return false
@@ -132,7 +132,7 @@ func toolsModelSame(a, b []*canonicalTool) bool {
 func toolsDeepCopy(recs []*canonicalTool) []canonicalTool {
 	out := make([]canonicalTool, len(recs))
 	for i, c := range recs {
-		out[i] = canonicalTool{tool: c.tool.clone(), bytes: slices.Clone(c.bytes), provider: c.provider}
+		out[i] = canonicalTool{tool: c.tool.clone(), name: c.name, description: c.description, raw: slices.Clone(c.raw), provider: c.provider}
 	}
 	return out
 }

@@ -54,6 +54,41 @@ func AppendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
+// StringBody returns what AppendString writes between the quotes for s.
+// That is s itself, with no allocation, unless s holds a byte that needs
+// escaping or is not valid UTF-8: a tool's name and description are
+// almost always such strings, and a header written from them then copies
+// them as they are.
+func StringBody(s string) string {
+	if plain(s) {
+		return s
+	}
+	b := AppendString(nil, s)
+	return string(b[1 : len(b)-1])
+}
+
+// plain reports whether AppendString writes s unchanged: no quote,
+// backslash or control byte, and valid UTF-8.
+func plain(s string) bool {
+	var high uint64
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := load64(s, i)
+		if specialBits(x) != 0 {
+			return false
+		}
+		high |= x
+	}
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c == '"' || c == '\\' || c < 0x20 {
+			return false
+		}
+		high |= uint64(c)
+	}
+	return high&0x8080808080808080 == 0 || utf8.ValidString(s)
+}
+
 // appendRune writes one character (or lone surrogate code unit) of a string
 // body in JSON.stringify's spelling.
 func appendRune(dst []byte, r rune) []byte {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/headergold/headergold/internal/canon"
 )
@@ -124,6 +125,34 @@ func TestAppendStringLong(t *testing.T) {
 	}
 }
 
+// TestStringBody holds StringBody to AppendString, and to returning its
+// argument itself exactly when AppendString writes it unchanged: with a
+// byte that needs care at every position of the word and the tail.
+func TestStringBody(t *testing.T) {
+	t.Parallel()
+	for _, special := range []string{"", `"`, `\`, "\n", "\x00", "\x1f", "\x7f", "é", "\U0001F600", "\xff", "\xed\xa0\x80", "\u2028"} {
+		for n := 0; n < 26; n++ {
+			for at := 0; at <= n; at++ {
+				checkStringBody(t, strings.Repeat("a", at)+special+strings.Repeat("b", n-at))
+			}
+		}
+	}
+}
+
+// checkStringBody checks StringBody(s) against AppendString(s).
+func checkStringBody(t *testing.T, s string) {
+	t.Helper()
+	quoted := string(canon.AppendString(nil, s))
+	want := quoted[1 : len(quoted)-1]
+	got := canon.StringBody(s)
+	if got != want {
+		t.Fatalf("StringBody(%q) = %q, want %q", s, got, want)
+	}
+	if same := len(s) > 0 && unsafe.StringData(got) == unsafe.StringData(s); same != (want == s && len(s) > 0) {
+		t.Fatalf("StringBody(%q) returned its argument: %v, want %v", s, same, want == s)
+	}
+}
+
 func FuzzAppendString(f *testing.F) {
 	f.Add("plain ascii text that runs past a word")
 	f.Add("a\"b\\c\nd\x00e\x7ff\xffgé\U0001F600 and more text")
@@ -131,5 +160,6 @@ func FuzzAppendString(f *testing.F) {
 		if got, want := string(canon.AppendString([]byte("x"), s)), "x"+appendStringRef(t, s); got != want {
 			t.Fatalf("AppendString(%q) = %q, want %q", s, got, want)
 		}
+		checkStringBody(t, s)
 	})
 }
