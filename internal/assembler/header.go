@@ -177,7 +177,8 @@ func parseTool(v gjson.Result) (canonicalTool, error) {
 	if string(c.json()) != v.Raw {
 		// Key order differs from the canonical tool layout; keep the
 		// bytes as given so the header stays byte-faithful.
-		c.raw = []byte(v.Raw)
+		name, description := c.bodies()
+		c.alt = &altJSON{name: name, description: description, raw: []byte(v.Raw)}
 	}
 	return c, nil
 }

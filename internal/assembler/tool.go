@@ -41,25 +41,56 @@ func (t Tool) clone() Tool {
 // it, not once more beside them.
 type canonicalTool struct {
 	tool Tool // private copy; Parameters canonical
+	// alt is nil when the tool's name and description are their own
+	// JSON string bodies, as they almost always are: a registered tool
+	// of hundreds then holds no more than its fields.
+	alt      *altJSON
+	provider string // who registered it, for messages
+}
+
+// altJSON is what a tool's canonical bytes are made of when its own
+// strings do not make them.
+type altJSON struct {
 	// name and description are what canon.AppendString writes between
-	// the quotes: the tool's own strings unless they needed escapes.
+	// the quotes.
 	name, description string
 	// raw, when set, is the tool's bytes as a parsed header gave them,
 	// in another member order than the canonical layout; the parts do
 	// not make them.
-	raw      []byte
-	provider string // who registered it, for messages
+	raw []byte
 }
 
 // newCanonicalTool makes the registered tool of t, whose Parameters are
 // canonical and not shared with the caller: its own copy of DependsOn,
-// and its strings' JSON bodies.
+// and its strings' JSON bodies when they differ from the strings.
 func newCanonicalTool(t Tool, provider string) canonicalTool {
 	t.DependsOn = slices.Clone(t.DependsOn)
 	if len(t.Parameters) == 0 {
 		t.Parameters = nil
 	}
-	return canonicalTool{tool: t, name: canon.StringBody(t.Name), description: canon.StringBody(t.Description), provider: provider}
+	c := canonicalTool{tool: t, provider: provider}
+	// StringBody returns a plain string itself, so the comparisons
+	// below compare a string with itself and stop at its pointer.
+	if name, description := canon.StringBody(t.Name), canon.StringBody(t.Description); name != t.Name || description != t.Description {
+		c.alt = &altJSON{name: name, description: description}
+	}
+	return c
+}
+
+// bodies returns the JSON string bodies of t's name and description.
+func (t *canonicalTool) bodies() (name, description string) {
+	if t.alt != nil {
+		return t.alt.name, t.alt.description
+	}
+	return t.tool.Name, t.tool.Description
+}
+
+// raw returns the bytes a parsed header gave t, or nil.
+func (t *canonicalTool) raw() []byte {
+	if t.alt != nil {
+		return t.alt.raw
+	}
+	return nil
 }
 
 // The canonical layout of a tool's model-visible fields, with an empty
@@ -72,12 +103,13 @@ const (
 
 // size returns the length of t's canonical bytes.
 func (t *canonicalTool) size() int {
-	if t.raw != nil {
-		return len(t.raw)
+	if raw := t.raw(); raw != nil {
+		return len(raw)
 	}
-	n := len(jsonName) + len(t.name) + len(`"}`)
-	if t.description != "" {
-		n += len(jsonDescription) + len(t.description)
+	name, description := t.bodies()
+	n := len(jsonName) + len(name) + len(`"}`)
+	if description != "" {
+		n += len(jsonDescription) + len(description)
 	}
 	if len(t.tool.Parameters) > 0 {
 		n += len(jsonParameters) + len(t.tool.Parameters)
@@ -88,14 +120,15 @@ func (t *canonicalTool) size() int {
 // appendJSON appends t's canonical bytes to dst: copies of the parts,
 // with no scan of them.
 func (t *canonicalTool) appendJSON(dst []byte) []byte {
-	if t.raw != nil {
-		return append(dst, t.raw...)
+	if raw := t.raw(); raw != nil {
+		return append(dst, raw...)
 	}
+	name, description := t.bodies()
 	dst = append(dst, jsonName...)
-	dst = append(dst, t.name...)
-	if t.description != "" {
+	dst = append(dst, name...)
+	if description != "" {
 		dst = append(dst, jsonDescription...)
-		dst = append(dst, t.description...)
+		dst = append(dst, description...)
 	}
 	dst = append(dst, '"')
 	if len(t.tool.Parameters) > 0 {

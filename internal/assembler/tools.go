@@ -321,8 +321,10 @@ func interchangeable(a, b *canonicalTool) bool {
 // sameJSON reports whether two tools have the same canonical bytes: the
 // same parts, as the canonical layout delimits each part unambiguously.
 func sameJSON(a, b *canonicalTool) bool {
-	if a.raw != nil || b.raw != nil {
+	if a.raw() != nil || b.raw() != nil {
 		return bytes.Equal(a.json(), b.json())
 	}
-	return a.name == b.name && a.description == b.description && bytes.Equal(a.tool.Parameters, b.tool.Parameters)
+	an, ad := a.bodies()
+	bn, bd := b.bodies()
+	return an == bn && ad == bd && bytes.Equal(a.tool.Parameters, b.tool.Parameters)
 }

@@ -132,7 +132,10 @@ func toolsModelSame(a, b []*canonicalTool) bool {
 func toolsDeepCopy(recs []*canonicalTool) []canonicalTool {
 	out := make([]canonicalTool, len(recs))
 	for i, c := range recs {
-		out[i] = canonicalTool{tool: c.tool.clone(), name: c.name, description: c.description, raw: slices.Clone(c.raw), provider: c.provider}
+		out[i] = canonicalTool{tool: c.tool.clone(), provider: c.provider}
+		if c.alt != nil {
+			out[i].alt = &altJSON{name: c.alt.name, description: c.alt.description, raw: slices.Clone(c.alt.raw)}
+		}
 	}
 	return out
 }

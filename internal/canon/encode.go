@@ -71,20 +71,30 @@ func StringBody(s string) string {
 // backslash or control byte, and valid UTF-8.
 func plain(s string) bool {
 	var high uint64
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		x := load64(s, i)
+	if n := len(s); n >= 8 {
+		for i := 0; i+8 < n; i += 8 {
+			x := load64(s, i)
+			if specialBits(x) != 0 {
+				return false
+			}
+			high |= x
+		}
+		// The last eight bytes, overlapping the word before: a name
+		// or description is short, and a loop over its tail costs
+		// more than one more word.
+		x := load64(s, n-8)
 		if specialBits(x) != 0 {
 			return false
 		}
 		high |= x
-	}
-	for ; i < len(s); i++ {
-		c := s[i]
-		if c == '"' || c == '\\' || c < 0x20 {
-			return false
+	} else {
+		for i := range n {
+			c := s[i]
+			if c == '"' || c == '\\' || c < 0x20 {
+				return false
+			}
+			high |= uint64(c)
 		}
-		high |= uint64(c)
 	}
 	return high&0x8080808080808080 == 0 || utf8.ValidString(s)
 }
