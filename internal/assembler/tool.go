@@ -35,10 +35,11 @@ func (t Tool) clone() Tool {
 }
 
 // canonicalTool is a registered tool with the parts of its canonical
-// model-visible bytes: the JSON string bodies of its name and description
-// and its canonical parameters. A header writes the bytes from the parts
-// (appendJSON), so a tool's bytes exist only inside the headers that hold
-// it, not once more beside them.
+// model-visible bytes: its name and description (or, in alt, their JSON
+// string bodies when they needed escapes) and its canonical parameters,
+// which tools of one schema share. A header writes the bytes from the
+// parts (appendJSON), so a tool's bytes exist only inside the headers that
+// hold it, not once more beside them.
 type canonicalTool struct {
 	tool Tool // private copy; Parameters canonical
 	// alt is nil when the tool's name and description are their own
