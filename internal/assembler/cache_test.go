@@ -42,7 +42,14 @@ func fromScratch(s *Service) (*Header, error) {
 	if len(reserved) > 0 {
 		return nil, reservedNameError(reserved)
 	}
-	if err := unknownNames(keys, s.cfg.ToolOrder, listed); err != nil {
+	names := func(yield func(string) bool) {
+		for _, k := range keys {
+			if !yield(k.name) {
+				return
+			}
+		}
+	}
+	if err := unknownNames(s.cfg.ToolOrder, listed, names); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(keys, compareKeys)

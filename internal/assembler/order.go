@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -154,47 +155,61 @@ func (r ranker) rank(name string) (int, bool) {
 	return r.rest, false
 }
 
-// sortedKeys returns the sort keys of the tools that rank keeps (it gives
-// a tool's toolOrder position, or false to leave the tool out), in
-// canonical order. It sorts pointer-free copies of each key's leading
-// fields, the rank and the packed name prefix, with the tool's index (see
-// sortFlat): comparisons of two integers, and pointer-free moves, where
-// moving a sortKey writes two pointers that each go through a write
-// barrier while the collector marks. Keys with equal leading fields are
-// then sorted by the whole key.
-func sortedKeys(tools []*canonicalTool, rank func(*canonicalTool) (int, bool)) []sortKey {
-	fl := make([]flatKey, 0, len(tools))
-	for i, t := range tools {
-		if r, ok := rank(t); ok {
-			p0, p1 := namePrefixes(t.tool.Name)
+// sortedKeys returns the keys of the tools in tools[from:] that rank
+// keeps (it gives a tool's toolOrder position, or false to leave the tool
+// out), in canonical order; a key's i indexes tools. The keys are
+// pointer-free: the rank and the packed name prefix, with the index (see
+// sortFlat), so the sort compares two integers and moves no pointer,
+// where moving a key that held the tool and its name would write two
+// pointers that each go through a write barrier while the collector
+// marks. Keys with equal leading fields are then sorted by the whole key.
+func sortedKeys(tools []*canonicalTool, from int, rank func(*canonicalTool) (int, bool)) []flatKey {
+	fl := make([]flatKey, 0, len(tools)-from)
+	for i := from; i < len(tools); i++ {
+		if r, ok := rank(tools[i]); ok {
+			p0, p1 := namePrefixes(tools[i].tool.Name)
 			fl = append(fl, flatKey{r, p0, p1, i})
 		}
 	}
 	sortFlat(fl)
-	key := func(f flatKey) sortKey { return sortKey{f.rank, f.p0, tools[f.i].tool.Name, tools[f.i]} }
 	for i := 0; i < len(fl); {
 		j := i + 1
 		for j < len(fl) && fl[j].sameLead(fl[i]) {
 			j++
 		}
 		if j-i > 1 {
-			slices.SortFunc(fl[i:j], func(a, b flatKey) int { return compareKeys(key(a), key(b)) })
+			slices.SortFunc(fl[i:j], func(a, b flatKey) int { return compareKeys(a.key(tools), b.key(tools)) })
 		}
 		i = j
 	}
-	out := make([]sortKey, len(fl))
-	for j, f := range fl {
-		out[j] = key(f)
-	}
-	return out
+	return fl
 }
 
-// mergeKeys merges two lists sorted by compareKeys into a new one, a's
-// keys first among equal ones.
-func mergeKeys(a, b []sortKey) []sortKey {
-	out := make([]sortKey, 0, len(a)+len(b))
+// key returns the whole sort key of f, whose i indexes tools.
+func (f flatKey) key(tools []*canonicalTool) sortKey {
+	t := tools[f.i]
+	return sortKey{f.rank, f.p0, t.tool.Name, t}
+}
+
+// compareFlat orders two keys as compareKeys orders their whole keys:
+// leading fields that differ order them as the names do (see
+// namePrefixes).
+func compareFlat(tools []*canonicalTool, a, b flatKey) int {
+	switch {
+	case a.less(b):
+		return -1
+	case b.less(a):
+		return 1
+	}
+	return compareKeys(a.key(tools), b.key(tools))
+}
+
+// mergeKeys merges two lists of keys into tools, each in canonical order,
+// into a new one, a's keys first among equal ones.
+func mergeKeys(tools []*canonicalTool, a, b []flatKey) []flatKey {
+	out := make([]flatKey, 0, len(a)+len(b))
 	for len(a) > 0 && len(b) > 0 {
-		if compareKeys(b[0], a[0]) < 0 {
+		if compareFlat(tools, b[0], a[0]) < 0 {
 			out, b = append(out, b[0]), b[1:]
 		} else {
 			out, a = append(out, a[0]), a[1:]
@@ -215,8 +230,9 @@ func reservedNameError(providers []string) error {
 	return fmt.Errorf("tool name %q is reserved for toolOrder (registered by providers %s)", RestEntry, quoteList(providers))
 }
 
-// unknownNames reports listed names without a tool (listed[i] false).
-func unknownNames(keys []sortKey, order ToolOrder, listed []bool) error {
+// unknownNames reports listed names without a tool (listed[i] false);
+// names gives the names of the tools there are, for the message.
+func unknownNames(order ToolOrder, listed []bool, names iter.Seq[string]) error {
 	var unknown []string
 	for i, name := range order.names {
 		if name != RestEntry && !listed[i] {
@@ -226,9 +242,9 @@ func unknownNames(keys []sortKey, order ToolOrder, listed []bool) error {
 	if len(unknown) == 0 {
 		return nil
 	}
-	have := make(map[string]bool, len(keys))
-	for _, k := range keys {
-		have[k.name] = true
+	have := map[string]bool{}
+	for name := range names {
+		have[name] = true
 	}
 	return &UnknownToolsError{Unknown: unknown, Known: knownNames(have)}
 }

@@ -171,7 +171,7 @@ func TestSortedKeysAsCompareKeys(t *testing.T) {
 			}
 			return len(ct.tool.Name) % 3, true
 		}
-		got := sortedKeys(tools, rank)
+		got := sortedKeys(tools, 0, rank)
 		want := make([]sortKey, n)
 		for i, ct := range tools {
 			rk, _ := rank(ct)
@@ -182,10 +182,10 @@ func TestSortedKeysAsCompareKeys(t *testing.T) {
 			t.Fatalf("round %d: %d keys, want %d", round, len(got), len(want))
 		}
 		for i := range got {
-			w := want[i]
-			w.prefix = got[i].prefix
-			if compareKeys(got[i], w) != 0 {
-				t.Fatalf("round %d: key %d is %q (%s), want %q (%s)", round, i, got[i].name, got[i].t.json(), w.name, w.t.json())
+			g, w := got[i].key(tools), want[i]
+			w.prefix = g.prefix
+			if compareKeys(g, w) != 0 {
+				t.Fatalf("round %d: key %d is %q (%s), want %q (%s)", round, i, g.name, g.t.json(), w.name, w.t.json())
 			}
 		}
 	}

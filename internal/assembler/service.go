@@ -62,11 +62,15 @@ type namedListener struct {
 // ordered is the canonical order of one registry state, immutable once
 // built and shared by every Assemble of that state.
 type ordered struct {
-	nTools, nSections int       // the registry state it covers
-	keys              []sortKey // registered tools in canonical order, the reserved name left out
-	listed            []bool    // listed[i]: toolOrder entry i names a registered tool
-	reserved          []string  // providers that registered RestEntry
-	sections          []Section // the persona and the registered sections, sorted
+	nTools, nSections int // the registry state it covers
+	// keys are the registered tools in canonical order, the reserved
+	// name left out; a key's i indexes registered, the registry as it
+	// stood (append-only, so the indexes of an earlier state hold).
+	keys       []flatKey
+	registered []*canonicalTool
+	listed     []bool    // listed[i]: toolOrder entry i names a registered tool
+	reserved   []string  // providers that registered RestEntry
+	sections   []Section // the persona and the registered sections, sorted
 	// header builds the header of this state without listeners, once.
 	header func() (*Header, error)
 	// list is the canonical order as the first listener gets it, built
@@ -222,7 +226,7 @@ func (s *Service) Assemble() (*Header, error) {
 // order a sort of all of them gives: the key is a total order on tools
 // that are not interchangeable.
 func (s *Service) update(prev *ordered, registered []*canonicalTool, sections []Section) *ordered {
-	o := &ordered{nTools: len(registered), nSections: len(sections)}
+	o := &ordered{nTools: len(registered), nSections: len(sections), registered: registered}
 	from := 0
 	switch {
 	case prev != nil:
@@ -232,7 +236,7 @@ func (s *Service) update(prev *ordered, registered []*canonicalTool, sections []
 	case s.cfg.ToolOrder.present:
 		o.listed = make([]bool, len(s.cfg.ToolOrder.names))
 	}
-	fresh := sortedKeys(registered[from:], func(t *canonicalTool) (int, bool) {
+	fresh := sortedKeys(registered, from, func(t *canonicalTool) (int, bool) {
 		if t.tool.Name == RestEntry {
 			o.reserved = append(o.reserved, t.provider)
 			return 0, false
@@ -249,7 +253,7 @@ func (s *Service) update(prev *ordered, registered []*canonicalTool, sections []
 	case len(fresh) == 0:
 		o.keys = prev.keys
 	default:
-		o.keys = mergeKeys(prev.keys, fresh)
+		o.keys = mergeKeys(registered, prev.keys, fresh)
 	}
 	if prev != nil && prev.nSections == len(sections) {
 		o.sections = prev.sections
@@ -261,7 +265,7 @@ func (s *Service) update(prev *ordered, registered []*canonicalTool, sections []
 	records := sync.OnceValue(func() []*canonicalTool {
 		tools := make([]*canonicalTool, len(o.keys))
 		for i, k := range o.keys {
-			tools[i] = k.t
+			tools[i] = registered[k.i]
 		}
 		return tools
 	})
@@ -277,7 +281,13 @@ func (o *ordered) check(order ToolOrder) error {
 	if len(o.reserved) > 0 {
 		return reservedNameError(slices.Clone(o.reserved))
 	}
-	return unknownNames(o.keys, order, o.listed)
+	return unknownNames(order, o.listed, func(yield func(string) bool) {
+		for _, k := range o.keys {
+			if !yield(o.registered[k.i].tool.Name) {
+				return
+			}
+		}
+	})
 }
 
 // finish checks the tool dependencies of the final tool list and builds
