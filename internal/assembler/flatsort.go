@@ -4,7 +4,9 @@ import "math/bits"
 
 // flatKey is the leading fields of a tool's sort key, the toolOrder
 // position and the name's first sixteen bytes packed (see namePrefixes),
-// with the tool's index: what the sort moves, free of pointers.
+// with the tool's index in the registry: what the sort moves, free of
+// pointers, and what a registry state keeps as its canonical order (the
+// registry only grows, so the index of a tool holds in every later state).
 type flatKey struct {
 	rank   int
 	p0, p1 uint64

@@ -175,10 +175,10 @@ func parseTool(v gjson.Result) (canonicalTool, error) {
 		return canonicalTool{}, err
 	}
 	if string(c.json()) != v.Raw {
-		// Key order differs from the canonical tool layout; keep the
-		// bytes as given so the header stays byte-faithful.
-		name, description := c.bodies()
-		c.alt = &altJSON{name: name, description: description, raw: []byte(v.Raw)}
+		// The bytes differ from the canonical tool layout (member
+		// order, an explicit empty description); keep them as given so
+		// the header stays byte-faithful.
+		c.alt = &altJSON{raw: []byte(v.Raw)}
 	}
 	return c, nil
 }

@@ -44,10 +44,11 @@ func newRanker(o ToolOrder) ranker {
 	return r
 }
 
-// sortKey is a tool with its toolOrder position and name at hand, so the
-// sort compares without chasing pointers for the common case, and the
-// name's first bytes as one integer (see namePrefix), so most comparisons
-// of names are one comparison of integers.
+// sortKey is the whole key of a tool: its toolOrder position, its name's
+// first bytes as one integer (see namePrefix), its name and the tool. The
+// canonical order is kept as flat keys (see flatKey); a sortKey is made
+// only to order the keys whose leading fields tie, and it is the plain
+// definition of the order that tests hold the flat keys to.
 type sortKey struct {
 	rank   int
 	prefix uint64
@@ -158,11 +159,12 @@ func (r ranker) rank(name string) (int, bool) {
 // sortedKeys returns the keys of the tools in tools[from:] that rank
 // keeps (it gives a tool's toolOrder position, or false to leave the tool
 // out), in canonical order; a key's i indexes tools. The keys are
-// pointer-free: the rank and the packed name prefix, with the index (see
-// sortFlat), so the sort compares two integers and moves no pointer,
-// where moving a key that held the tool and its name would write two
-// pointers that each go through a write barrier while the collector
-// marks. Keys with equal leading fields are then sorted by the whole key.
+// pointer-free: the rank and the name's first sixteen bytes packed into
+// two integers, with the index (see sortFlat), so the sort compares
+// integers and moves no pointer, where moving a key that held the tool
+// and its name would write two pointers that each go through a write
+// barrier while the collector marks. Keys with equal leading fields are
+// then sorted by the whole key.
 func sortedKeys(tools []*canonicalTool, from int, rank func(*canonicalTool) (int, bool)) []flatKey {
 	fl := make([]flatKey, 0, len(tools)-from)
 	for i := from; i < len(tools); i++ {
@@ -204,8 +206,8 @@ func compareFlat(tools []*canonicalTool, a, b flatKey) int {
 	return compareKeys(a.key(tools), b.key(tools))
 }
 
-// mergeKeys merges two lists of keys into tools, each in canonical order,
-// into a new one, a's keys first among equal ones.
+// mergeKeys merges a and b, each in canonical order with indexes into
+// tools, into a new list; a's keys come first among equal ones.
 func mergeKeys(tools []*canonicalTool, a, b []flatKey) []flatKey {
 	out := make([]flatKey, 0, len(a)+len(b))
 	for len(a) > 0 && len(b) > 0 {

@@ -55,9 +55,10 @@ type altJSON struct {
 	// name and description are what canon.AppendString writes between
 	// the quotes.
 	name, description string
-	// raw, when set, is the tool's bytes as a parsed header gave them,
-	// in another member order than the canonical layout; the parts do
-	// not make them.
+	// raw, when set, is the tool's bytes as a parsed header gave them
+	// where they differ from the canonical layout (another member order,
+	// an explicit empty description): they alone are the tool's bytes,
+	// and name and description are unset.
 	raw []byte
 }
 
@@ -66,9 +67,6 @@ type altJSON struct {
 // and its strings' JSON bodies when they differ from the strings.
 func newCanonicalTool(t Tool, provider string) canonicalTool {
 	t.DependsOn = slices.Clone(t.DependsOn)
-	if len(t.Parameters) == 0 {
-		t.Parameters = nil
-	}
 	c := canonicalTool{tool: t, provider: provider}
 	// StringBody returns a plain string itself, so the comparisons
 	// below compare a string with itself and stop at its pointer.
@@ -78,7 +76,8 @@ func newCanonicalTool(t Tool, provider string) canonicalTool {
 	return c
 }
 
-// bodies returns the JSON string bodies of t's name and description.
+// bodies returns the JSON string bodies of t's name and description;
+// only for a tool whose bytes are its parts (raw unset).
 func (t *canonicalTool) bodies() (name, description string) {
 	if t.alt != nil {
 		return t.alt.name, t.alt.description

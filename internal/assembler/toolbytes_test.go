@@ -28,16 +28,32 @@ func fieldLayout(t Tool) []byte {
 	return append(b, '}')
 }
 
+// parsedLayout writes a tool's fields with its description first, and an
+// empty description written out: a layout only a parsed header gives.
+func parsedLayout(t Tool) []byte {
+	b := append([]byte(`{"description":`), canon.AppendString(nil, t.Description)...)
+	b = append(b, `,"name":`...)
+	b = canon.AppendString(b, t.Name)
+	if len(t.Parameters) > 0 {
+		b = append(b, `,"parameters":`...)
+		b = append(b, t.Parameters...)
+	}
+	return append(b, '}')
+}
+
 // FuzzToolBytes holds a registered tool's bytes, written from its parts,
-// to the field-by-field layout; its size to their length; its escaped
-// copies to the strings that need them; and sameJSON to comparing two
-// tools' bytes.
+// to the field-by-field layout, or a parsed header's tool to the bytes it
+// was given; its size to their length; its escaped copies to the strings
+// that need them; and sameJSON to comparing two tools' bytes.
 func FuzzToolBytes(f *testing.F) {
 	f.Add("read", "Read a file.", uint8(1), "read", "Read a file.", uint8(1))
 	f.Add("read", "", uint8(0), "read", "Read a file.", uint8(0))
 	f.Add("q\"x", "a\nb\\c\x00\xff", uint8(2), "q\"x", "a\nb\\c\x00\xff", uint8(2))
 	f.Add("é\U0001F600", "\u2028", uint8(3), "é\U0001F600", "\u2028", uint8(1))
 	f.Add("a", "b", uint8(0), "a\"", "b", uint8(0))
+	f.Add("read", "", uint8(1), "read", "", uint8(5))
+	f.Add("read", "Read.", uint8(2), "read", "Read.", uint8(6))
+	f.Add("read", "Read.", uint8(6), "read", "Read.", uint8(6))
 	f.Fuzz(func(t *testing.T, n1, d1 string, p1 uint8, n2, d2 string, p2 uint8) {
 		var cs [2]canonicalTool
 		for i, tool := range []Tool{
@@ -55,6 +71,20 @@ func FuzzToolBytes(f *testing.F) {
 				t.Fatal(err)
 			}
 			want := fieldLayout(tool)
+			if []uint8{p1, p2}[i]&4 != 0 {
+				// The tool as a parsed header gives it, its
+				// description first: bytes not in the canonical
+				// layout, which the tool keeps as they are.
+				want = parsedLayout(tool)
+				h, err := ParseHeader(append(append([]byte(`{"config":{},"tools":[`), want...), "]}"...))
+				if err != nil {
+					t.Fatal(err)
+				}
+				c = *h.tools[0]
+				if c.raw() == nil {
+					t.Fatalf("parsed tool %s: bytes not kept", want)
+				}
+			}
 			if got := c.json(); !bytes.Equal(got, want) {
 				t.Fatalf("tool %d: bytes %q, want %q", i, got, want)
 			}
@@ -63,7 +93,7 @@ func FuzzToolBytes(f *testing.F) {
 			}
 			plain := string(canon.AppendString(nil, tool.Name)) == `"`+tool.Name+`"` &&
 				string(canon.AppendString(nil, tool.Description)) == `"`+tool.Description+`"`
-			if (c.alt == nil) != plain {
+			if (c.alt == nil) != plain && c.raw() == nil {
 				t.Fatalf("tool %d: escaped copies held: %v, but the strings need escapes: %v", i, c.alt != nil, !plain)
 			}
 			cs[i] = c
