@@ -410,25 +410,8 @@ func (p *parser) string() error {
 	p.out = append(p.out, '"')
 	s := p.src
 	for {
-		// Copy the longest run that needs no attention, found a word at
-		// a time (the lowest flagged byte of a word is exact) and then a
-		// byte at a time.
-		run := p.pos
-		for run+8 <= len(s) {
-			x := binary.LittleEndian.Uint64(s[run:])
-			if m := specialBits(x) | x&0x8080808080808080; m != 0 {
-				run += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			run += 8
-		}
-		for run < len(s) {
-			c := s[run]
-			if c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-				break
-			}
-			run++
-		}
+		// Copy the longest run that needs no attention.
+		run := plainRun(s, p.pos)
 		p.out = append(p.out, s[p.pos:run]...)
 		p.pos = run
 		if p.pos >= len(s) {

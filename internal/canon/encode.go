@@ -16,23 +16,7 @@ const hexDigits = "0123456789abcdef"
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
-		run := i
-		// Eight bytes at a time while none needs care, as Compact scans.
-		for run+8 <= len(s) {
-			x := load64(s, run)
-			if m := specialBits(x) | x&0x8080808080808080; m != 0 {
-				run += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			run += 8
-		}
-		for run < len(s) {
-			c := s[run]
-			if c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-				break
-			}
-			run++
-		}
+		run := plainRun(s, i)
 		dst = append(dst, s[i:run]...)
 		i = run
 		if i >= len(s) {
@@ -60,43 +44,38 @@ func AppendString(dst []byte, s string) []byte {
 // almost always such strings, and a header written from them then copies
 // them as they are.
 func StringBody(s string) string {
-	if plain(s) {
-		return s
+	if plainRun(s, 0) == len(s) {
+		return s // ASCII that needs no escape
 	}
 	b := AppendString(nil, s)
-	return string(b[1 : len(b)-1])
+	if body := b[1 : len(b)-1]; string(body) != s {
+		return string(body)
+	}
+	return s
 }
 
-// plain reports whether AppendString writes s unchanged: no quote,
-// backslash or control byte, and valid UTF-8.
-func plain(s string) bool {
-	var high uint64
-	if n := len(s); n >= 8 {
-		for i := 0; i+8 < n; i += 8 {
-			x := load64(s, i)
-			if specialBits(x) != 0 {
-				return false
-			}
-			high |= x
+// plainRun returns the end of the run of bytes from i that a JSON string
+// holds as they are, in the text a parse reads and in the text
+// AppendString writes: no quote, backslash, control or non-ASCII byte.
+// It reads eight bytes at a time (the lowest flagged byte of a word is
+// exact), then one at a time.
+func plainRun[T ~string | ~[]byte](s T, i int) int {
+	for i+8 <= len(s) {
+		w := s[i : i+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		if m := specialBits(x) | x&0x8080808080808080; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
 		}
-		// The last eight bytes, overlapping the word before: a name
-		// or description is short, and a loop over its tail costs
-		// more than one more word.
-		x := load64(s, n-8)
-		if specialBits(x) != 0 {
-			return false
-		}
-		high |= x
-	} else {
-		for i := range n {
-			c := s[i]
-			if c == '"' || c == '\\' || c < 0x20 {
-				return false
-			}
-			high |= uint64(c)
-		}
+		i += 8
 	}
-	return high&0x8080808080808080 == 0 || utf8.ValidString(s)
+	for i < len(s) {
+		if c := s[i]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			break
+		}
+		i++
+	}
+	return i
 }
 
 // appendRune writes one character (or lone surrogate code unit) of a string
@@ -153,12 +132,4 @@ func AppendFloat(dst []byte, f float64) []byte {
 // AppendInt appends n in decimal, as JSON.stringify writes a safe integer.
 func AppendInt(dst []byte, n int64) []byte {
 	return strconv.AppendInt(dst, n, 10)
-}
-
-// load64 reads s[i:i+8] as a little-endian word (one load once the
-// compiler combines the bytes).
-func load64(s string, i int) uint64 {
-	s = s[i : i+8]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
