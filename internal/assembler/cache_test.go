@@ -37,7 +37,7 @@ func fromScratch(s *Service) (*Header, error) {
 		if ok {
 			listed[rank] = true
 		}
-		keys = append(keys, sortKey{rank: rank, name: t.tool.Name, t: t}) // no prefix: the plain order
+		keys = append(keys, sortKey{rank: rank, name: t.tool.Name, t: t})
 	}
 	if len(reserved) > 0 {
 		return nil, reservedNameError(reserved)

@@ -44,24 +44,19 @@ func newRanker(o ToolOrder) ranker {
 	return r
 }
 
-// sortKey is the whole key of a tool: its toolOrder position, its name's
-// first bytes as one integer (see namePrefix), its name and the tool. The
-// canonical order is kept as flat keys (see flatKey); a sortKey is made
-// only to order the keys whose leading fields tie, and it is the plain
-// definition of the order that tests hold the flat keys to.
+// sortKey is the whole key of a tool: its toolOrder position, its name and
+// the tool. The canonical order is kept as flat keys (see flatKey); a
+// sortKey is made only to order the keys whose leading fields tie, and it
+// is the plain definition of the order that tests hold the flat keys to.
 type sortKey struct {
-	rank   int
-	prefix uint64
-	name   string
-	t      *canonicalTool
+	rank int
+	name string
+	t    *canonicalTool
 }
 
 func compareKeys(a, b sortKey) int {
 	if a.rank != b.rank {
 		return cmp.Compare(a.rank, b.rank)
-	}
-	if a.prefix != b.prefix {
-		return cmp.Compare(a.prefix, b.prefix)
 	}
 	if c := CompareUTF16(a.name, b.name); c != 0 {
 		return c
@@ -190,7 +185,7 @@ func sortedKeys(tools []*canonicalTool, from int, rank func(*canonicalTool) (int
 // key returns the whole sort key of f, whose i indexes tools.
 func (f flatKey) key(tools []*canonicalTool) sortKey {
 	t := tools[f.i]
-	return sortKey{f.rank, f.p0, t.tool.Name, t}
+	return sortKey{f.rank, t.tool.Name, t}
 }
 
 // compareFlat orders two keys as compareKeys orders their whole keys:

@@ -12,37 +12,37 @@ import (
 // or a canonical schema.
 var fuzzParameters = []json.RawMessage{nil, json.RawMessage(`{"type":"object"}`), json.RawMessage(`{"b":1,"a":"é"}`), json.RawMessage(`[1,2]`)}
 
-// fieldLayout writes a tool's canonical bytes field by field, each string
-// through canon.AppendString: the layout a registered tool's parts must
-// make.
-func fieldLayout(t Tool) []byte {
-	b := append([]byte(`{"name":`), canon.AppendString(nil, t.Name)...)
-	if t.Description != "" {
-		b = append(b, `,"description":`...)
-		b = canon.AppendString(b, t.Description)
+// toolLayout writes a tool's fields member by member, each string through
+// canon.AppendString. In the canonical layout, the one a registered
+// tool's parts must make, the name comes first and an empty description
+// is left out; otherwise the description comes first and is written even
+// when empty, a layout only a parsed header gives.
+func toolLayout(t Tool, canonical bool) []byte {
+	b := []byte{'{'}
+	member := func(key string, value []byte) {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(append(b, key...), value...)
+	}
+	name, description := canon.AppendString(nil, t.Name), canon.AppendString(nil, t.Description)
+	if canonical {
+		member(`"name":`, name)
+		if t.Description != "" {
+			member(`"description":`, description)
+		}
+	} else {
+		member(`"description":`, description)
+		member(`"name":`, name)
 	}
 	if len(t.Parameters) > 0 {
-		b = append(b, `,"parameters":`...)
-		b = append(b, t.Parameters...)
-	}
-	return append(b, '}')
-}
-
-// parsedLayout writes a tool's fields with its description first, and an
-// empty description written out: a layout only a parsed header gives.
-func parsedLayout(t Tool) []byte {
-	b := append([]byte(`{"description":`), canon.AppendString(nil, t.Description)...)
-	b = append(b, `,"name":`...)
-	b = canon.AppendString(b, t.Name)
-	if len(t.Parameters) > 0 {
-		b = append(b, `,"parameters":`...)
-		b = append(b, t.Parameters...)
+		member(`"parameters":`, t.Parameters)
 	}
 	return append(b, '}')
 }
 
 // FuzzToolBytes holds a registered tool's bytes, written from its parts,
-// to the field-by-field layout, or a parsed header's tool to the bytes it
+// to the member-by-member layout, or a parsed header's tool to the bytes it
 // was given; its size to their length; its escaped copies to the strings
 // that need them; and sameJSON to comparing two tools' bytes.
 func FuzzToolBytes(f *testing.F) {
@@ -70,12 +70,12 @@ func FuzzToolBytes(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := fieldLayout(tool)
+			want := toolLayout(tool, true)
 			if []uint8{p1, p2}[i]&4 != 0 {
 				// The tool as a parsed header gives it, its
 				// description first: bytes not in the canonical
 				// layout, which the tool keeps as they are.
-				want = parsedLayout(tool)
+				want = toolLayout(tool, false)
 				h, err := ParseHeader(append(append([]byte(`{"config":{},"tools":[`), want...), "]}"...))
 				if err != nil {
 					t.Fatal(err)
