@@ -245,13 +245,3 @@ func ParseEvent(line []byte) (Event, error) {
 	}
 	return Event{Type: typ.String(), Data: []byte(data.Raw)}, nil
 }
-
-// forEachLine calls fn with every line of b, without its newline.
-func forEachLine(b []byte, fn func(n int, line []byte) error) error {
-	for n, line := range logformat.Lines(b) {
-		if err := fn(n, bytes.TrimSuffix(line, []byte{'\n'})); err != nil {
-			return err
-		}
-	}
-	return nil
-}

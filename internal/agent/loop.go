@@ -110,7 +110,7 @@ func New(cfg Config, opts Options) (*Agent, error) {
 			a.turn = t
 		}
 		if h != nil {
-			a.proj.header = unsafeBytes(h.JSON())
+			a.proj.useHeader(h)
 			continue
 		}
 		if err := a.proj.apply(lineType(line), line); err != nil {
@@ -141,7 +141,7 @@ func (a *Agent) emit(l *line) {
 		// header's own bytes, rather than a copy in the line that Apply
 		// would parse to find them again.
 		a.log.appendHeader(b[:l.hs:l.hs], l.hdr, b[l.hs:])
-		a.proj.header = unsafeBytes(l.hdr.JSON())
+		a.proj.useHeader(l.hdr)
 		return
 	}
 	a.log.append(b)

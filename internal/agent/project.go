@@ -139,6 +139,10 @@ func (p *Projector) message(prefix, raw, suffix string) {
 	p.messages = append(p.messages, suffix...)
 }
 
+// useHeader makes the assembled header h the header in force, sharing its
+// own bytes instead of copying them: nothing writes to them.
+func (p *Projector) useHeader(h *assembler.Header) { p.header = unsafeBytes(h.JSON()) }
+
 // Header returns a copy of the header in force, or nil before the first
 // request/header event.
 func (p *Projector) Header() []byte { return bytes.Clone(p.header) }
@@ -166,14 +170,12 @@ func (p *Projector) Request() (*Request, error) {
 // a pure function of the prefix. Errors name the 1-based line.
 func Rebuild(prefix []byte) ([]byte, error) {
 	p := Projector{borrow: true}
-	err := forEachLine(prefix, func(n int, line []byte) error {
+	n := 0
+	for line := range textLines(prefix) {
+		n++
 		if err := p.Apply(line); err != nil {
-			return fmt.Errorf("line %d: %w", n, err)
+			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	return p.AppendRequest(nil)
 }
@@ -293,15 +295,25 @@ func headerOfLine(line []byte) []byte {
 	return h[:len(h):len(h)]
 }
 
-// lineType returns the type of an event line without its newline, as a
-// view of line. A line laid out as the loop writes one begins
-// {"type":"…", and its type is read from there without a parse; any other
-// (an escape in the type, another member first) is parsed.
-func lineType(line []byte) string {
-	if rest, ok := bytes.CutPrefix(line, []byte(`{"type":"`)); ok {
+// cutType splits a line laid out as the loop writes one, which begins
+// {"type":"…" with no escape in the type, into its type (a view of line)
+// and what follows the type; ok is false for any other line.
+func cutType(line []byte) (typ string, rest []byte, ok bool) {
+	if rest, ok = bytes.CutPrefix(line, []byte(`{"type":"`)); ok {
 		if i := bytes.IndexByte(rest, '"'); i >= 0 && bytes.IndexByte(rest[:i], '\\') < 0 && i+1 < len(rest) && (rest[i+1] == ',' || rest[i+1] == '}') {
-			return canon.View(rest[:i])
+			return canon.View(rest[:i]), rest[i+1:], true
 		}
+	}
+	return "", nil, false
+}
+
+// lineType returns the type of an event line without its newline, as a
+// view of line: read by cutType from a line laid out as the loop writes
+// one, parsed from any other (an escape in the type, another member
+// first).
+func lineType(line []byte) string {
+	if typ, _, ok := cutType(line); ok {
+		return typ
 	}
 	return gjson.Get(canon.View(line), "type").String()
 }
@@ -311,16 +323,14 @@ func lineType(line []byte) string {
 // {"type":"…","data":{"turn":N, as the loop writes every line that has a
 // turn.
 func lineTurn(line []byte) int {
-	if rest, ok := bytes.CutPrefix(line, []byte(`{"type":"`)); ok {
-		if i := bytes.IndexByte(rest, '"'); i >= 0 {
-			if rest, ok = bytes.CutPrefix(rest[i+1:], []byte(`,"data":{"turn":`)); ok {
-				t, j := 0, 0
-				for ; j < len(rest) && j < 9 && '0' <= rest[j] && rest[j] <= '9'; j++ {
-					t = t*10 + int(rest[j]-'0')
-				}
-				if j > 0 && j < len(rest) && (rest[j] == ',' || rest[j] == '}') && (rest[0] != '0' || j == 1) {
-					return t
-				}
+	if _, rest, ok := cutType(line); ok {
+		if rest, ok = bytes.CutPrefix(rest, []byte(`,"data":{"turn":`)); ok {
+			t, j := 0, 0
+			for ; j < len(rest) && j < 9 && '0' <= rest[j] && rest[j] <= '9'; j++ {
+				t = t*10 + int(rest[j]-'0')
+			}
+			if j > 0 && j < len(rest) && (rest[j] == ',' || rest[j] == '}') && (rest[0] != '0' || j == 1) {
+				return t
 			}
 		}
 	}
@@ -384,9 +394,7 @@ func checkRebuild(lines iter.Seq2[[]byte, *assembler.Header], n int, layout bool
 			pending = true
 		}
 		if h != nil {
-			// A request/header line the loop wrote: its header is the
-			// assembled header's own bytes, which nothing writes to.
-			p.header = unsafeBytes(h.JSON())
+			p.useHeader(h) // a request/header line the loop wrote
 			continue
 		}
 		if err := p.apply(typ, text); err != nil {
