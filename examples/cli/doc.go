@@ -5,7 +5,9 @@
 // fake provider through a wrapper script (agent/codex.sh,
 // agent/gemini.sh) that points it there, turns off what it would reach
 // over the network, and gives it a fresh HOME and a working directory
-// that is a git repository of its own. The fixtures' redact rules
+// that is a git repository of its own (and, for Gemini CLI, turns off
+// one of its two built-in skills, which it lists in the order a file
+// glob finds them, an order that varies). The fixtures' redact rules
 // normalise what the CLIs take from the clock and the machine (ids,
 // dates, temporary paths, the login shell), so that the repeat pass and
 // the golden files hold across runs and hosts. Tests show the repeat pass
