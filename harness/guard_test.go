@@ -226,7 +226,7 @@ func TestDistinctHeadersFromTheLoop(t *testing.T) {
 			t.Errorf("%s: the run has no headers from its loop", f.Name)
 			continue
 		}
-		if got, want := r.headers, distinctHeaders(r.fullLog()); !slices.Equal(got, want) {
+		if got, want := r.distinctHeaders(), distinctHeaders(r.fullLog()); !slices.Equal(got, want) {
 			t.Errorf("%s: from the loop %v, from the log %v", f.Name, got, want)
 		}
 		n++

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/headergold/headergold/internal/agent"
+	"github.com/headergold/headergold/internal/assembler"
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/logformat"
 	"github.com/tidwall/gjson"
@@ -365,7 +366,7 @@ func distinctHeaders(log []byte) []headerAt {
 // the loop logged when the run has them.
 func (r *runResult) distinctHeaders() []headerAt {
 	if r.headers != nil {
-		return r.headers
+		return distinct(r.headers)
 	}
 	return distinctHeaders(r.fullLog())
 }
@@ -374,9 +375,13 @@ func (r *runResult) distinctHeaders() []headerAt {
 // are hs.
 func distinct(hs []agent.LoggedHeader) []headerAt {
 	out := []headerAt{}
+	var last *assembler.Header
 	for _, h := range hs {
-		raw := h.Header.JSON()
-		if len(out) == 0 || out[len(out)-1].raw != raw {
+		if h.Header == last {
+			continue // a header equals itself without being read
+		}
+		last = h.Header
+		if raw := h.Header.JSON(); len(out) == 0 || out[len(out)-1].raw != raw {
 			out = append(out, headerAt{line: h.Line, raw: raw})
 		}
 	}

@@ -33,9 +33,10 @@ type runResult struct {
 	// recorded are the replies a captured run served, recorded from the
 	// upstream provider when it was a recording run.
 	recorded []wire.Reply
-	// headers are the log's distinct headers (see distinctHeaders), as the
-	// loop logged them; nil when only the log's text has them.
-	headers []headerAt
+	// headers are the headers of the log's request/header events, as the
+	// loop logged them (see agent.Log.Headers); nil when only the log's
+	// text has them.
+	headers []agent.LoggedHeader
 	// plugins are the fixture's plugins as this run registered them,
 	// made canonical, for the later runs of the same replay.
 	plugins *preparedPlugins
@@ -229,7 +230,10 @@ func runFixture(f *Fixture, reg *registration) (*runResult, error) {
 	}
 	res := &runResult{live: r.log, reqs: r.script.requests, plugins: plugins, deps: r.deps}
 	if hs, ok := r.log.Headers(); ok {
-		res.headers = distinct(hs)
+		if hs == nil {
+			hs = []agent.LoggedHeader{} // none, from the loop
+		}
+		res.headers = hs
 	}
 	if t, ok := r.log.AppendReplacingHeaders(nil, templatedHeader); ok {
 		res.templated = t

@@ -21,9 +21,9 @@ import (
 // It keeps what was written as it was written, in chunks, rather than in
 // one growing buffer that every append may move: a chunk is never written
 // to again. The header of a request/header event is a chunk of its own,
-// the assembled header's bytes themselves, shared with the loop's
-// projection and every request under that header instead of copied into
-// the line.
+// the assembled header itself, shared with the loop's projection and every
+// request under that header instead of copied into the line: its bytes
+// are read from it only when the log's text is.
 type Log struct {
 	mu     sync.Mutex
 	chunks []chunk
@@ -34,11 +34,28 @@ type Log struct {
 	parsed bool
 }
 
-// chunk is a run of log bytes, never written to; when header is set, b is
-// that header's JSON.
+// chunk is a run of log bytes, never written to, or (header set, b nil)
+// an assembled header's JSON.
 type chunk struct {
 	b      []byte
 	header *assembler.Header
+}
+
+// bytes returns the chunk's bytes, for reading only.
+func (c chunk) bytes() []byte {
+	if c.header != nil {
+		return unsafeBytes(c.header.JSON())
+	}
+	return c.b
+}
+
+// len returns the length of the chunk's bytes, without writing a
+// header's.
+func (c chunk) len() int {
+	if c.header != nil {
+		return c.header.Len()
+	}
+	return len(c.b)
 }
 
 // NewLog returns an empty log.
@@ -75,12 +92,12 @@ func (l *Log) append(line []byte) {
 }
 
 // appendHeader adds a request/header line: prefix, the header's JSON
-// (shared, not copied), then suffix, which ends the line. The caller must
-// not write to prefix or suffix again.
+// (the header itself, not a copy of its bytes), then suffix, which ends
+// the line. The caller must not write to prefix or suffix again.
 func (l *Log) appendHeader(prefix []byte, h *assembler.Header, suffix []byte) {
 	l.mu.Lock()
 	l.chunks = append(l.chunks, chunk{b: prefix[:len(prefix):len(prefix)]},
-		chunk{b: unsafeBytes(h.JSON()), header: h}, chunk{b: suffix[:len(suffix):len(suffix)]})
+		chunk{header: h}, chunk{b: suffix[:len(suffix):len(suffix)]})
 	l.size += len(prefix) + h.Len() + len(suffix)
 	l.ends = append(l.ends, l.size)
 	l.mu.Unlock()
@@ -121,10 +138,11 @@ func (l *Log) join(size int) []byte {
 	}
 	out := make([]byte, 0, size)
 	for _, c := range l.chunks {
-		if len(out)+len(c.b) >= size {
-			return append(out, c.b[:size-len(out)]...)
+		b := c.bytes()
+		if len(out)+len(b) >= size {
+			return append(out, b[:size-len(out)]...)
 		}
-		out = append(out, c.b...)
+		out = append(out, b...)
 	}
 	return out
 }
@@ -145,7 +163,7 @@ func (l *Log) AppendReplacingHeaders(dst []byte, replace func(h *assembler.Heade
 	size := l.size
 	for _, c := range l.chunks {
 		if c.header != nil {
-			size += 64 - len(c.b)
+			size += 64 - c.len()
 		}
 	}
 	dst = slices.Grow(dst, size)

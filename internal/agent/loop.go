@@ -209,13 +209,13 @@ func (a *Agent) fail(turn int, err error) error {
 func (a *Agent) logHeader(turn, step int, h *assembler.Header) {
 	var reason string
 	switch {
-	case a.proj.header == nil:
+	case !a.proj.hasHeader():
 		reason = ReasonInitial
 	case a.resumed && !a.loggedInstance:
 		reason = ReasonResume
 	case h == a.inForce:
 		return
-	case !h.EqualJSON(a.proj.header):
+	case a.proj.assembled != h && !h.EqualJSON(a.proj.headerBytes()):
 		reason = ReasonChange
 	default:
 		a.inForce = h

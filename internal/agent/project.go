@@ -25,9 +25,13 @@ import (
 //	{"role":"assistant","content":…,"toolCalls":[…]}   (either may be absent)
 //	{"role":"tool","callId":…,"content":…,"isError":true}   (isError only when set)
 type Projector struct {
-	header   []byte // raw header object in force
-	messages []byte // comma-separated message objects
-	count    int    // number of messages
+	header []byte // raw header object in force, when it came from a line
+	// assembled is the header in force when it came from the loop's
+	// assembler (header is then nil): its bytes are written only when
+	// something reads them.
+	assembled *assembler.Header
+	messages  []byte // comma-separated message objects
+	count     int    // number of messages
 	// borrow lets header alias the line it came from instead of copying
 	// it. It is set where every line folded stays unchanged for as long
 	// as the projection is used: Rebuild and CheckRebuild fold a log they
@@ -60,7 +64,7 @@ func (p *Projector) apply(typ string, line []byte) error {
 	switch typ {
 	case TypeRequestHeader:
 		if h := headerOfLine(line); p.layout && p.borrow && h != nil {
-			p.header = h
+			p.setHeader(h)
 			return nil
 		}
 		h := gjson.Get(s, "data.header")
@@ -68,11 +72,11 @@ func (p *Projector) apply(typ string, line []byte) error {
 			return errors.New("request/header event without a header object")
 		}
 		if end := h.Index + len(h.Raw); p.borrow && h.Index > 0 && end <= len(line) {
-			p.header = line[h.Index:end:end]
+			p.setHeader(line[h.Index:end:end])
 		} else {
 			// A new array, never the old one overwritten: requests
 			// made before this line share the old header's bytes.
-			p.header = []byte(h.Raw)
+			p.setHeader([]byte(h.Raw))
 		}
 	case TypeUserMessage:
 		c := gjson.Get(s, "data.content")
@@ -139,13 +143,32 @@ func (p *Projector) message(prefix, raw, suffix string) {
 	p.messages = append(p.messages, suffix...)
 }
 
-// useHeader makes the assembled header h the header in force, sharing its
-// own bytes instead of copying them: nothing writes to them.
-func (p *Projector) useHeader(h *assembler.Header) { p.header = unsafeBytes(h.JSON()) }
+// useHeader makes the assembled header h the header in force, itself
+// rather than its bytes, which it writes only when something reads them.
+func (p *Projector) useHeader(h *assembler.Header) { p.assembled, p.header = h, nil }
+
+// setHeader makes b, which nothing writes to, the header in force.
+func (p *Projector) setHeader(b []byte) { p.assembled, p.header = nil, b }
+
+// headerBytes returns the header in force, for reading only.
+func (p *Projector) headerBytes() []byte {
+	if p.assembled != nil {
+		return unsafeBytes(p.assembled.JSON())
+	}
+	return p.header
+}
+
+// hasHeader reports whether a header is in force.
+func (p *Projector) hasHeader() bool { return p.assembled != nil || p.header != nil }
 
 // Header returns a copy of the header in force, or nil before the first
 // request/header event.
-func (p *Projector) Header() []byte { return bytes.Clone(p.header) }
+func (p *Projector) Header() []byte {
+	if p.assembled != nil {
+		return p.assembled.Bytes()
+	}
+	return bytes.Clone(p.header)
+}
 
 // AppendRequest appends the request of the next step to dst.
 func (p *Projector) AppendRequest(dst []byte) ([]byte, error) {
@@ -160,10 +183,10 @@ func (p *Projector) AppendRequest(dst []byte) ([]byte, error) {
 // it shares them with the projection, which later Apply calls never change
 // (the conversation is only appended to, and a new header is a new array).
 func (p *Projector) Request() (*Request, error) {
-	if len(p.header) < 2 {
+	if p.assembled == nil && len(p.header) < 2 {
 		return nil, errors.New("no request/header in force")
 	}
-	return &Request{header: p.header, messages: p.messages[:len(p.messages):len(p.messages)]}, nil
+	return &Request{assembled: p.assembled, header: p.header, messages: p.messages[:len(p.messages):len(p.messages)]}, nil
 }
 
 // Rebuild returns the exact bytes of the request that follows the log prefix:
@@ -244,11 +267,14 @@ func checkRequests(lines iter.Seq2[[]byte, *assembler.Header], received []*Reque
 	var gotHeader, wantHeader []byte
 	equal := func(k int, want *Request) bool {
 		got := received[k]
-		if !sameArray(got.header, gotHeader) || !sameArray(want.header, wantHeader) {
-			if !bytes.Equal(got.header, want.header) {
+		switch {
+		case got.assembled != nil && got.assembled == want.assembled:
+			// One assembled header, which equals itself unread.
+		case !sameArray(got.headerBytes(), gotHeader) || !sameArray(want.headerBytes(), wantHeader):
+			if !bytes.Equal(got.headerBytes(), want.headerBytes()) {
 				return !layout && want.equalJSON(got.Bytes())
 			}
-			gotHeader, wantHeader = got.header, want.header
+			gotHeader, wantHeader = got.headerBytes(), want.headerBytes()
 		}
 		return bytes.Equal(got.messages, want.messages)
 	}

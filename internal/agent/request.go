@@ -19,8 +19,20 @@ import (
 // bytes instead of each holding a copy, and a request costs the same
 // whatever the size of its header.
 type Request struct {
-	header   []byte // the header object in force; never written to
-	messages []byte // comma-separated message objects; never written to
+	header []byte // the header object in force; never written to
+	// assembled is the header in force, when the loop assembled it
+	// (header is then nil): a request reads its bytes only when its own
+	// are read.
+	assembled *assembler.Header
+	messages  []byte // comma-separated message objects; never written to
+}
+
+// headerBytes returns the header object in force, for reading only.
+func (r *Request) headerBytes() []byte {
+	if r.assembled != nil {
+		return unsafeBytes(r.assembled.JSON())
+	}
+	return r.header
 }
 
 // Bytes returns a copy of the request's canonical JSON.
@@ -28,7 +40,8 @@ func (r *Request) Bytes() []byte { return r.AppendJSON(make([]byte, 0, r.Len()))
 
 // AppendJSON appends the request's canonical JSON to dst.
 func (r *Request) AppendJSON(dst []byte) []byte {
-	dst = append(dst, r.header[:len(r.header)-1]...) // without the closing brace
+	h := r.headerBytes()
+	dst = append(dst, h[:len(h)-1]...) // without the closing brace
 	dst = append(dst, messagesKey...)
 	dst = append(dst, r.messages...)
 	return append(dst, ']', '}')
@@ -36,7 +49,11 @@ func (r *Request) AppendJSON(dst []byte) []byte {
 
 // Len returns the length of the request's canonical JSON.
 func (r *Request) Len() int {
-	return len(r.header) - 1 + len(messagesKey) + len(r.messages) + 2
+	n := len(r.header)
+	if r.assembled != nil {
+		n = r.assembled.Len()
+	}
+	return n - 1 + len(messagesKey) + len(r.messages) + 2
 }
 
 // messagesKey opens the messages member after the header's members.
@@ -44,7 +61,8 @@ const messagesKey = `,"messages":[`
 
 // equalJSON reports whether b is the request's canonical JSON.
 func (r *Request) equalJSON(b []byte) bool {
-	for _, part := range [][]byte{r.header[:len(r.header)-1], []byte(messagesKey), r.messages, []byte("]}")} {
+	h := r.headerBytes()
+	for _, part := range [][]byte{h[:len(h)-1], []byte(messagesKey), r.messages, []byte("]}")} {
 		if !bytes.HasPrefix(b, part) {
 			return false
 		}
@@ -55,16 +73,24 @@ func (r *Request) equalJSON(b []byte) bool {
 
 // Config returns a copy of the call config object.
 func (r *Request) Config() json.RawMessage {
+	if r.assembled != nil {
+		return r.assembled.Config()
+	}
 	return json.RawMessage(gjson.GetBytes(r.header, "config").Raw)
 }
 
 // System returns the system text, or "" when the header has none.
-func (r *Request) System() string { return gjson.GetBytes(r.header, "system").String() }
+func (r *Request) System() string {
+	if r.assembled != nil {
+		return r.assembled.System()
+	}
+	return gjson.GetBytes(r.header, "system").String()
+}
 
 // Tools returns copies of the tools, in request order.
 func (r *Request) Tools() []assembler.Tool {
 	var tools []assembler.Tool
-	gjson.GetBytes(r.header, "tools").ForEach(func(_, v gjson.Result) bool {
+	gjson.GetBytes(r.headerBytes(), "tools").ForEach(func(_, v gjson.Result) bool {
 		t := assembler.Tool{Name: v.Get("name").String(), Description: v.Get("description").String()}
 		if p := v.Get("parameters"); p.Exists() {
 			t.Parameters = json.RawMessage(p.Raw)

@@ -53,15 +53,15 @@ func TestRequestsShareTheHeader(t *testing.T) {
 	var logged []byte
 	for _, c := range a.log.chunks {
 		if c.header != nil {
-			logged = c.b
+			logged = c.bytes()
 		}
 	}
 	for i, r := range reqs {
-		if !sameArray(r.header, reqs[0].header) {
+		if !sameArray(r.headerBytes(), reqs[0].headerBytes()) {
 			t.Fatalf("request %d holds its own copy of the header", i+1)
 		}
 	}
-	if !sameArray(reqs[0].header, logged) {
+	if !sameArray(reqs[0].headerBytes(), logged) {
 		t.Fatal("the requests' header is not the log's")
 	}
 	if err := CheckRequests(a.Log().Bytes(), reqs); err != nil {
@@ -89,17 +89,17 @@ func TestCheckRequestsFindsTampering(t *testing.T) {
 		failAt int // 0: passes
 	}{
 		{"equal copy", func(r *Request) *Request {
-			return &Request{header: []byte(string(r.header)), messages: []byte(string(r.messages))}
+			return &Request{header: []byte(string(r.headerBytes())), messages: []byte(string(r.messages))}
 		}, 0},
 		{"header byte", func(r *Request) *Request {
-			h := []byte(string(r.header))
+			h := []byte(string(r.headerBytes()))
 			h[len(h)-3] ^= 1
 			return &Request{header: h, messages: r.messages}
 		}, 4},
 		{"message byte", func(r *Request) *Request {
 			m := []byte(string(r.messages))
 			m[len(m)-3] ^= 1
-			return &Request{header: r.header, messages: m}
+			return &Request{header: r.headerBytes(), messages: m}
 		}, 4},
 	} {
 		reqs := sc.Received()

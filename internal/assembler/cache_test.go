@@ -239,8 +239,10 @@ func sameAssembly(got *Header, gotErr error, want *Header, wantErr error) string
 			return fmt.Sprintf("error %v, want %v", gotErr, wantErr)
 		}
 		return ""
-	case string(got.raw) != string(want.raw):
-		return fmt.Sprintf("bytes\n got %s\nwant %s", got.raw, want.raw)
+	case got.Len() != len(got.bytes()):
+		return fmt.Sprintf("Len %d of %d bytes: %s", got.Len(), len(got.bytes()), got.bytes())
+	case string(got.bytes()) != string(want.bytes()):
+		return fmt.Sprintf("bytes\n got %s\nwant %s", got.bytes(), want.bytes())
 	case fmt.Sprint(got.Tools()) != fmt.Sprint(want.Tools()):
 		return fmt.Sprintf("tools\n got %v\nwant %v", got.Tools(), want.Tools())
 	case fmt.Sprint(got.Deps()) != fmt.Sprint(want.Deps()):
@@ -272,8 +274,8 @@ func TestUnchangedRegistryReusesTheHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	h3, _ := s.Assemble()
-	if h3 == h1 || string(h3.raw) != `{"config":{"model":"m"},"tools":[{"name":"a"},{"name":"b"},{"name":"c"}]}` {
-		t.Fatalf("after a registration: %s", h3.raw)
+	if h3 == h1 || string(h3.bytes()) != `{"config":{"model":"m"},"tools":[{"name":"a"},{"name":"b"},{"name":"c"}]}` {
+		t.Fatalf("after a registration: %s", h3.bytes())
 	}
 	calls := 0
 	s.AddListener("reverse", func(a Assembly) (Assembly, error) {
@@ -286,8 +288,8 @@ func TestUnchangedRegistryReusesTheHeader(t *testing.T) {
 	if calls != 2 {
 		t.Errorf("the listener ran %d times in two assemblies", calls)
 	}
-	if h5 != h4 || string(h4.raw) != `{"config":{"model":"m"},"tools":[{"name":"c"},{"name":"b"},{"name":"a"}]}` {
-		t.Errorf("listener output unchanged, header %p then %p: %s", h4, h5, h5.raw)
+	if h5 != h4 || string(h4.bytes()) != `{"config":{"model":"m"},"tools":[{"name":"c"},{"name":"b"},{"name":"a"}]}` {
+		t.Errorf("listener output unchanged, header %p then %p: %s", h4, h5, h5.bytes())
 	}
 }
 

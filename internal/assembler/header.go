@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/headergold/headergold/internal/canon"
@@ -19,9 +20,20 @@ import (
 // Its JSON form is {"config":{…},"system":"…","tools":[…]}, written as
 // JavaScript's JSON.stringify would write it; an empty system text or tool
 // list is left out.
+//
+// An assembled header writes its JSON the first time something reads it,
+// not when it is assembled: its length is known from its parts, and two
+// uses of one header are the same header without reading its bytes, so a
+// run whose header is only ever compared with itself never writes the
+// tools' bytes out (at thousands of tools, that is most of a step's cost).
 type Header struct {
-	raw    []byte
-	config []byte // sub-slice of raw
+	once sync.Once // writes raw, for bytes
+	raw  []byte    // the JSON, once written; set at parse
+	// head is the JSON up to the tools: {"config":{…} and the system
+	// member; config is a sub-slice of it.
+	head   []byte
+	config []byte
+	size   int // len of the JSON
 	system string
 	tools  []*canonicalTool // shared with the registry; never modified
 	deps   Deps             // declared dependencies; harness metadata
@@ -38,31 +50,25 @@ func newHeader(model string, sections []Section, tools []*canonicalTool) *Header
 		}
 	}
 	h := &Header{system: strings.Join(texts, "\n\n"), tools: tools}
-	raw := append(make([]byte, 0, 64+len(h.system)+toolsLen(tools)), `{"config":`...)
-	start := len(raw)
-	raw = append(raw, '{')
+	head := append(make([]byte, 0, 64+len(model)+len(h.system)), `{"config":`...)
+	start := len(head)
+	head = append(head, '{')
 	if model != "" {
-		raw = append(raw, `"model":`...)
-		raw = canon.AppendString(raw, model)
+		head = append(head, `"model":`...)
+		head = canon.AppendString(head, model)
 	}
-	raw = append(raw, '}')
-	end := len(raw)
+	head = append(head, '}')
+	end := len(head)
 	if h.system != "" {
-		raw = append(raw, `,"system":`...)
-		raw = canon.AppendString(raw, h.system)
+		head = append(head, `,"system":`...)
+		head = canon.AppendString(head, h.system)
 	}
+	h.head = head[:len(head):len(head)]
+	h.config = head[start:end:end]
+	h.size = len(h.head) + 1
 	if len(tools) > 0 {
-		raw = append(raw, `,"tools":[`...)
-		for i, t := range tools {
-			if i > 0 {
-				raw = append(raw, ',')
-			}
-			raw = t.appendJSON(raw)
-		}
-		raw = append(raw, ']')
+		h.size += len(`,"tools":[]`) + toolsLen(tools) - 1
 	}
-	h.raw = append(raw, '}')
-	h.config = h.raw[start:end:end]
 	for _, t := range tools {
 		if t.tool.Idempotent {
 			if h.idempotent == nil {
@@ -72,6 +78,32 @@ func newHeader(model string, sections []Section, tools []*canonicalTool) *Header
 		}
 	}
 	return h
+}
+
+// bytes returns the header's JSON, written on the first call.
+func (h *Header) bytes() []byte {
+	h.once.Do(func() {
+		if h.raw == nil {
+			h.raw = h.write()
+		}
+	})
+	return h.raw
+}
+
+// write writes the header's JSON from its parts, exactly h.size bytes.
+func (h *Header) write() []byte {
+	raw := append(make([]byte, 0, h.size), h.head...)
+	if len(h.tools) > 0 {
+		raw = append(raw, `,"tools":[`...)
+		for i, t := range h.tools {
+			if i > 0 {
+				raw = append(raw, ',')
+			}
+			raw = t.appendJSON(raw)
+		}
+		raw = append(raw, ']')
+	}
+	return append(raw, '}')
 }
 
 func toolsLen(tools []*canonicalTool) int {
@@ -137,7 +169,7 @@ func ParseHeader(b []byte) (*Header, error) {
 	if !cfg.Exists() {
 		return nil, fmt.Errorf("header: no config")
 	}
-	h := &Header{raw: compact, system: system, tools: tools}
+	h := &Header{raw: compact, size: len(compact), system: system, tools: tools}
 	h.config = compact[cfg.Index : cfg.Index+len(cfg.Raw) : cfg.Index+len(cfg.Raw)]
 	return h, nil
 }
@@ -203,27 +235,33 @@ func kind(v gjson.Result) string {
 }
 
 // Bytes returns a copy of the header's canonical JSON.
-func (h *Header) Bytes() []byte { return bytes.Clone(h.raw) }
+func (h *Header) Bytes() []byte { return bytes.Clone(h.bytes()) }
 
 // JSON returns the header's canonical JSON as a string that shares the
 // header's bytes instead of copying them: a string cannot be written to,
-// and the header never writes to its bytes after building them. The loop
-// logs and sends a header through it, so that every step under one header
-// shares one copy of it.
-func (h *Header) JSON() string { return unsafe.String(unsafe.SliceData(h.raw), len(h.raw)) }
+// and the header never writes to its bytes after building them. A log and
+// the requests under one header read it through JSON, so that they share
+// one copy of it.
+func (h *Header) JSON() string {
+	raw := h.bytes()
+	return unsafe.String(unsafe.SliceData(raw), len(raw))
+}
 
 // AppendJSON appends the header's canonical JSON to dst.
-func (h *Header) AppendJSON(dst []byte) []byte { return append(dst, h.raw...) }
+func (h *Header) AppendJSON(dst []byte) []byte { return append(dst, h.bytes()...) }
 
-// Len returns the length of the header's canonical JSON.
-func (h *Header) Len() int { return len(h.raw) }
+// Len returns the length of the header's canonical JSON, without writing
+// it.
+func (h *Header) Len() int { return h.size }
 
 // Equal reports whether two headers have the same bytes.
-func (h *Header) Equal(o *Header) bool { return h == o || bytes.Equal(h.raw, o.raw) }
+func (h *Header) Equal(o *Header) bool {
+	return h == o || h.size == o.size && bytes.Equal(h.bytes(), o.bytes())
+}
 
 // EqualJSON reports whether b is the header's canonical JSON, without
 // copying either.
-func (h *Header) EqualJSON(b []byte) bool { return bytes.Equal(h.raw, b) }
+func (h *Header) EqualJSON(b []byte) bool { return len(b) == h.size && bytes.Equal(h.bytes(), b) }
 
 // Config returns a copy of the call config object.
 func (h *Header) Config() json.RawMessage { return bytes.Clone(h.config) }

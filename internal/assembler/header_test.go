@@ -3,7 +3,9 @@ package assembler_test
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/headergold/headergold/internal/assembler"
 )
@@ -48,6 +50,35 @@ func TestHeaderBytes(t *testing.T) {
 				t.Errorf("ParseHeader(Bytes()) = %s, not equal", back.Bytes())
 			}
 		})
+	}
+}
+
+// TestHeaderWritesItsJSONOnce: an assembled header's JSON, first read by
+// several goroutines at once, is one array that every read shares, and
+// what Len said before any read.
+func TestHeaderWritesItsJSONOnce(t *testing.T) {
+	t.Parallel()
+	s := mustNew(t, assembler.Config{Model: "m", Persona: "P\u2028"})
+	mustAdd(t, s, "p", assembler.Tool{Name: "b", Description: "d\"", Parameters: json.RawMessage(`{"type":"object"}`)}, assembler.Tool{Name: "a"})
+	h := mustAssemble(t, s)
+	n := h.Len()
+	views := make([]string, 8)
+	var wg sync.WaitGroup
+	for i := range views {
+		wg.Go(func() { views[i] = h.JSON() })
+	}
+	wg.Wait()
+	want := "{\"config\":{\"model\":\"m\"},\"system\":\"P\u2028\",\"tools\":[{\"name\":\"a\"},{\"name\":\"b\",\"description\":\"d\\\"\",\"parameters\":{\"type\":\"object\"}}]}"
+	for i, v := range views {
+		if v != want {
+			t.Fatalf("read %d: %s, want %s", i, v, want)
+		}
+		if unsafe.StringData(v) != unsafe.StringData(views[0]) {
+			t.Errorf("read %d has an array of its own", i)
+		}
+	}
+	if n != len(want) {
+		t.Errorf("Len before any read = %d, want %d", n, len(want))
 	}
 }
 
