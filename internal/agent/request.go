@@ -73,19 +73,11 @@ func (r *Request) equalJSON(b []byte) bool {
 
 // Config returns a copy of the call config object.
 func (r *Request) Config() json.RawMessage {
-	if r.assembled != nil {
-		return r.assembled.Config()
-	}
-	return json.RawMessage(gjson.GetBytes(r.header, "config").Raw)
+	return json.RawMessage(gjson.GetBytes(r.headerBytes(), "config").Raw)
 }
 
 // System returns the system text, or "" when the header has none.
-func (r *Request) System() string {
-	if r.assembled != nil {
-		return r.assembled.System()
-	}
-	return gjson.GetBytes(r.header, "system").String()
-}
+func (r *Request) System() string { return gjson.GetBytes(r.headerBytes(), "system").String() }
 
 // Tools returns copies of the tools, in request order.
 func (r *Request) Tools() []assembler.Tool {

@@ -73,9 +73,10 @@ func TestRequestsShareTheHeader(t *testing.T) {
 }
 
 // TestCheckRequestsFindsTampering: a request whose header or conversation
-// differs from its log prefix fails CheckRequests at that step, whether or
-// not the header is the same array as the step before's; a copy with
-// equal bytes passes.
+// differs from its log prefix fails CheckRequests and CheckLogRequests at
+// that step, whether or not the header is the same array as the step
+// before's, or another assembled header; a copy with equal bytes passes,
+// and so does another assembled header with the same bytes.
 func TestCheckRequestsFindsTampering(t *testing.T) {
 	t.Parallel()
 	a, sc := shareAgent(t, 5, 6)
@@ -83,6 +84,15 @@ func TestCheckRequestsFindsTampering(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := a.Log().Bytes()
+	assembled := func(n int) *assembler.Header {
+		other, _ := shareAgent(t, n, 6)
+		h, err := other.Service().Assemble()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	same, fewer := assembled(5), assembled(4)
 	for _, tc := range []struct {
 		name   string
 		edit   func(r *Request) *Request
@@ -101,16 +111,30 @@ func TestCheckRequestsFindsTampering(t *testing.T) {
 			m[len(m)-3] ^= 1
 			return &Request{header: r.headerBytes(), messages: m}
 		}, 4},
+		{"assembled alike", func(r *Request) *Request {
+			return &Request{assembled: same, messages: r.messages}
+		}, 0},
+		{"assembled otherwise", func(r *Request) *Request {
+			return &Request{assembled: fewer, messages: r.messages}
+		}, 4},
 	} {
-		reqs := sc.Received()
-		reqs[3] = tc.edit(reqs[3])
-		err := CheckRequests(log, reqs)
-		var re *RebuildError
-		switch {
-		case tc.failAt == 0 && err != nil:
-			t.Errorf("%s: %v", tc.name, err)
-		case tc.failAt > 0 && (!errors.As(err, &re) || re.Step != tc.failAt):
-			t.Errorf("%s: %v, want a rebuild error at step %d", tc.name, err, tc.failAt)
+		for _, check := range []struct {
+			name string
+			fn   func([]*Request) error
+		}{
+			{"CheckRequests", func(reqs []*Request) error { return CheckRequests(log, reqs) }},
+			{"CheckLogRequests", func(reqs []*Request) error { return CheckLogRequests(a.Log(), reqs) }},
+		} {
+			reqs := sc.Received()
+			reqs[3] = tc.edit(reqs[3])
+			err := check.fn(reqs)
+			var re *RebuildError
+			switch {
+			case tc.failAt == 0 && err != nil:
+				t.Errorf("%s, %s: %v", check.name, tc.name, err)
+			case tc.failAt > 0 && (!errors.As(err, &re) || re.Step != tc.failAt):
+				t.Errorf("%s, %s: %v, want a rebuild error at step %d", check.name, tc.name, err, tc.failAt)
+			}
 		}
 	}
 	if err := CheckRequests(log, sc.Received()[:5]); err == nil {
