@@ -337,7 +337,7 @@ func samePlugins(a, b []Plugin) bool {
 // headerAt is the header of a request/header event and its 1-based line.
 type headerAt struct {
 	line int
-	raw  string // a view of the log, or the header's own JSON
+	raw  string // a view of the log, or the assembled header's JSON
 }
 
 // distinctHeaders returns the headers of the request/header events of a

@@ -109,7 +109,7 @@ func (l *line) raw(k string, v []byte) *line {
 }
 
 // header adds a member holding h's canonical JSON. It must be the last
-// member: the line holds the place, and the log holds h's own bytes there.
+// member: the line holds the place, and the log holds h itself there.
 func (l *line) header(k string, h *assembler.Header) *line {
 	l.key(k)
 	l.hdr, l.hs = h, len(l.b)

@@ -100,9 +100,9 @@ func New(cfg Config, opts Options) (*Agent, error) {
 		a.log = NewLog()
 	}
 	// A request/header line this package's loop wrote holds the
-	// assembled header's own bytes: the projection takes them as they are
-	// rather than finding them again in the line's text, and the turn is
-	// read from the text before them, which begins as every line does.
+	// assembled header itself: the projection takes it as it is rather
+	// than finding its bytes again in the line's text, and the turn is
+	// read from the text before it, which begins as every line does.
 	n := 0
 	for line, h := range a.log.lines() {
 		n++
@@ -138,8 +138,8 @@ func (a *Agent) emit(l *line) {
 	b := l.bytes()
 	if l.hdr != nil {
 		// A request/header line: the log and the projection share the
-		// header's own bytes, rather than a copy in the line that Apply
-		// would parse to find them again.
+		// header itself, rather than a copy of its bytes in the line
+		// that Apply would parse to find them again.
 		a.log.appendHeader(b[:l.hs:l.hs], l.hdr, b[l.hs:])
 		a.proj.useHeader(l.hdr)
 		return

@@ -234,9 +234,9 @@ func CheckRequests(log []byte, received []*Request) error {
 
 // CheckLogRequests is [CheckRequests] of the log l as it is now, without
 // its bytes joined: a request/header line the loop wrote holds the
-// assembled header's own bytes, which the requests under it share, so the
-// check finds them equal without reading them, and only the rest of the
-// log is read. Its verdict is CheckRequests(l.Bytes(), received)'s.
+// assembled header itself, which the requests under it share, so the
+// check finds them equal without reading (or writing) its bytes, and only
+// the rest of the log is read. Its verdict is CheckRequests(l.Bytes(), received)'s.
 func CheckLogRequests(l *Log, received []*Request) error {
 	if checkRequests(l.lines(), received, true) == nil {
 		return nil
