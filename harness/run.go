@@ -45,6 +45,13 @@ type runResult struct {
 	deps map[[2]int]assembler.Deps
 }
 
+// sameLiveLog reports whether r and o are reference runs whose logs, as
+// their loops wrote them and not yet joined, hold the same bytes (see
+// agent.Log.Equal). False says nothing: the joined logs decide.
+func (r *runResult) sameLiveLog(o *runResult) bool {
+	return r.Log == nil && o.Log == nil && r.live != nil && o.live != nil && r.live.Equal(o.live)
+}
+
 // fullLog returns the run's full log, joining a reference run's on first
 // use.
 func (r *runResult) fullLog() []byte {

@@ -147,6 +147,45 @@ func (l *Log) join(size int) []byte {
 	return out
 }
 
+// Equal reports whether l and o hold the same bytes. Two logs the loop
+// wrote are compared chunk by chunk where they are, a request/header
+// line's header by [assembler.Header.Equal], which finds the headers of
+// two runs over the same registered tools equal without writing them.
+// Anything else, a difference among them, is settled on the joined bytes.
+func (l *Log) Equal(o *Log) bool {
+	if l == o || sameChunks(l.snapshot(), o.snapshot()) {
+		return true
+	}
+	return bytes.Equal(l.Bytes(), o.Bytes())
+}
+
+// sameChunks reports whether a and b are chunk for chunk the same: the
+// same bytes, or headers with the same bytes. False says nothing: two
+// logs may hold the same bytes in chunks cut otherwise.
+func sameChunks(a, b []chunk) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		switch x, y := a[i], b[i]; {
+		case x.header != nil && y.header != nil:
+			if !x.header.Equal(y.header) {
+				return false
+			}
+		case x.header != nil || y.header != nil || !bytes.Equal(x.b, y.b):
+			return false
+		}
+	}
+	return true
+}
+
+// snapshot returns the chunks written so far, which never change.
+func (l *Log) snapshot() []chunk {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.chunks[:len(l.chunks):len(l.chunks)]
+}
+
 // AppendReplacingHeaders appends the whole log to dst with the header
 // object of every request/header event replaced by what replace returns
 // for that header, without reading the log: the loop wrote each header as

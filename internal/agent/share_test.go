@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -171,5 +172,88 @@ func TestUnchangedHeaderCostsNothingPerStep(t *testing.T) {
 	t.Logf("%.0f bytes allocated per step under a %d-byte header", perStep, h.Len())
 	if perStep > float64(h.Len())/20 {
 		t.Fatalf("%.0f bytes allocated per step under an unchanged %d-byte header", perStep, h.Len())
+	}
+}
+
+// TestLogEqual: Log.Equal says what comparing the joined bytes says, for
+// logs of runs over the same prepared providers registered in either
+// order, over providers made again from the same tools, over other tools,
+// with another reply, and against a parsed copy; and for two runs over
+// the same providers it says so without writing their headers (it
+// allocates far less than one header).
+func TestLogEqual(t *testing.T) {
+	tools := func(prefix string, n int) []assembler.Tool {
+		ts := make([]assembler.Tool, n)
+		for i := range ts {
+			ts[i] = assembler.Tool{Name: fmt.Sprintf("%s_%03d", prefix, i), Description: strings.Repeat("Does a thing. ", 8),
+				Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"}}}`)}
+		}
+		return ts
+	}
+	provider := func(name string, ts []assembler.Tool) *assembler.Provider {
+		p, err := assembler.NewProvider(name, ts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p, q := provider("p", tools("a", 100)), provider("q", tools("b", 100))
+	pAgain := provider("p", tools("a", 100))
+	run := func(answer string, ps ...*assembler.Provider) *Log {
+		sc := NewScripted(Reply{ToolCalls: []ToolCall{{ID: "c1", Name: "a_000", Arguments: []byte(`{}`)}}}, Reply{Text: answer})
+		sc.SetResult("c1", ToolResult{Output: "ok"})
+		a, err := New(Config{Persona: "P", Model: "m"}, Options{Adapter: sc, MaxSteps: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			if err := a.Service().Register(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := a.RunTurn(context.Background(), "go"); err != nil {
+			t.Fatal(err)
+		}
+		return a.Log()
+	}
+	first, reordered := run("done", p, q), run("done", q, p)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	equal := first.Equal(reordered)
+	runtime.ReadMemStats(&after)
+	if !equal {
+		t.Fatal("two runs over the same providers, registered in either order: not Equal")
+	}
+	var size int
+	for _, c := range first.chunks {
+		if c.header != nil {
+			size = c.header.Len()
+		}
+	}
+	if spent := after.TotalAlloc - before.TotalAlloc; spent > uint64(size)/10 {
+		t.Errorf("Equal of two runs over the same providers allocated %d bytes beside a %d-byte header", spent, size)
+	}
+	parsed, err := ParseLog(first.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		log  *Log
+	}{
+		{"the same providers, in either order", reordered},
+		{"a provider made again from the same tools", run("done", pAgain, q)},
+		{"one provider fewer", run("done", p)},
+		{"another answer", run("done!", p, q)},
+		{"a parsed copy", parsed},
+		{"itself", first},
+	} {
+		want := bytes.Equal(first.Bytes(), tc.log.Bytes())
+		if got := first.Equal(tc.log); got != want {
+			t.Errorf("%s: Equal = %v, bytes equal %v", tc.name, got, want)
+		}
+		if got := tc.log.Equal(first); got != want {
+			t.Errorf("%s, the other way: Equal = %v, bytes equal %v", tc.name, got, want)
+		}
 	}
 }

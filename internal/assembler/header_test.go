@@ -101,3 +101,66 @@ func TestParseHeaderErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestEqualHeadersOfSharedProviders: headers of services that registered
+// the same providers, in any order, are equal; a different config or
+// system text, another tool order, or other providers with the same tools
+// are told apart or found equal by their bytes alike.
+func TestEqualHeadersOfSharedProviders(t *testing.T) {
+	t.Parallel()
+	p, err := assembler.NewProvider("p", assembler.Tool{Name: "b", Parameters: json.RawMessage(`{ "type": "object" }`)}, assembler.Tool{Name: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := assembler.NewProvider("q", assembler.Tool{Name: "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pAgain, err := assembler.NewProvider("p", assembler.Tool{Name: "b", Parameters: json.RawMessage(`{"type":"object"}`)}, assembler.Tool{Name: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := func(cfg assembler.Config, reverse bool, ps ...*assembler.Provider) *assembler.Header {
+		s := mustNew(t, cfg)
+		for _, p := range ps {
+			if err := s.Register(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if reverse {
+			s.AddListener("reverse", func(a assembler.Assembly) (assembler.Assembly, error) {
+				a.Tools = a.Tools.Reverse()
+				return a, nil
+			})
+		}
+		return mustAssemble(t, s)
+	}
+	cfg := assembler.Config{Model: "m", Persona: "P"}
+	base := header(cfg, false, p, q)
+	for _, tc := range []struct {
+		name string
+		h    *assembler.Header
+	}{
+		{"the same providers, registered the other way round", header(cfg, false, q, p)},
+		{"another model", header(assembler.Config{Model: "n", Persona: "P"}, false, p, q)},
+		{"another persona", header(assembler.Config{Model: "m", Persona: "Q"}, false, p, q)},
+		{"the tools reversed", header(cfg, true, p, q)},
+		{"a provider made again from the same tools", header(cfg, false, pAgain, q)},
+		{"a tool fewer", header(cfg, false, p)},
+	} {
+		want := string(tc.h.Bytes()) == string(base.Bytes())
+		if got := base.Equal(tc.h); got != want {
+			t.Errorf("%s: Equal = %v, bytes equal %v", tc.name, got, want)
+		}
+		if got := tc.h.Equal(base); got != want {
+			t.Errorf("%s, the other way: Equal = %v, bytes equal %v", tc.name, got, want)
+		}
+	}
+	parsed, err := assembler.ParseHeader(base.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !parsed.Equal(base) || !base.Equal(parsed) {
+		t.Error("a parsed copy of the header is not Equal to it")
+	}
+}
