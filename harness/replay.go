@@ -311,7 +311,7 @@ func (s *Suite) checkUniformity(f *Fixture, r *runResult, res *Result) {
 	}
 	want, got := pr.distinctHeaders(), r.distinctHeaders()
 	for i := 0; i < len(want) || i < len(got); i++ {
-		if i < len(want) && i < len(got) && want[i].raw == got[i].raw {
+		if i < len(want) && i < len(got) && want[i].equal(got[i]) {
 			continue
 		}
 		file, line := s.goldenPath(f.Name), 0
@@ -321,7 +321,7 @@ func (s *Suite) checkUniformity(f *Fixture, r *runResult, res *Result) {
 		msg := fmt.Sprintf("%s extends the pin %s without adding config, sections, plugins or listeners, so its headers must be the pin's; header %d differs", f.Name, parent.Name, i+1)
 		var m *Mismatch
 		if i < len(want) && i < len(got) {
-			m = lineMismatch(file, line, []byte(want[i].raw), []byte(got[i].raw), sides{"the pin " + parent.Name, f.Name})
+			m = lineMismatch(file, line, []byte(want[i].text()), []byte(got[i].text()), sides{"the pin " + parent.Name, f.Name})
 			msg += " at " + m.Path
 		} else {
 			msg += fmt.Sprintf(": the pin has %d distinct headers, %s %d", len(want), f.Name, len(got))
@@ -341,10 +341,31 @@ func samePlugins(a, b []Plugin) bool {
 	})
 }
 
-// headerAt is the header of a request/header event and its 1-based line.
+// headerAt is the header of a request/header event and its 1-based line:
+// the header the loop logged, or, for a log read as text, a view of it.
 type headerAt struct {
 	line int
-	raw  string // a view of the log, or the assembled header's JSON
+	hdr  *assembler.Header
+	raw  string // when hdr is nil
+}
+
+// text returns the header's JSON.
+func (h headerAt) text() string {
+	if h.hdr != nil {
+		return h.hdr.JSON()
+	}
+	return h.raw
+}
+
+// equal reports whether h and o are the same header bytes; two headers
+// the loop logged are compared by [assembler.Header.Equal], which finds a
+// pin's and an extending fixture's headers over the same registered tools
+// equal without writing them.
+func (h headerAt) equal(o headerAt) bool {
+	if h.hdr != nil && o.hdr != nil {
+		return h.hdr.Equal(o.hdr)
+	}
+	return h.text() == o.text()
 }
 
 // distinctHeaders returns the headers of the request/header events of a
@@ -382,14 +403,9 @@ func (r *runResult) distinctHeaders() []headerAt {
 // are hs.
 func distinct(hs []agent.LoggedHeader) []headerAt {
 	out := []headerAt{}
-	var last *assembler.Header
 	for _, h := range hs {
-		if h.Header == last {
-			continue // a header equals itself without being read
-		}
-		last = h.Header
-		if raw := h.Header.JSON(); len(out) == 0 || out[len(out)-1].raw != raw {
-			out = append(out, headerAt{line: h.Line, raw: raw})
+		if at := (headerAt{line: h.Line, hdr: h.Header}); len(out) == 0 || !out[len(out)-1].equal(at) {
+			out = append(out, at)
 		}
 	}
 	return out
