@@ -236,7 +236,8 @@ func CheckRequests(log []byte, received []*Request) error {
 // its bytes joined: a request/header line the loop wrote holds the
 // assembled header itself, which the requests under it share, so the
 // check finds them equal without reading (or writing) its bytes, and only
-// the rest of the log is read. Its verdict is CheckRequests(l.Bytes(), received)'s.
+// the rest of the log is read. Its verdict is
+// CheckRequests(l.Bytes(), received)'s.
 func CheckLogRequests(l *Log, received []*Request) error {
 	if checkRequests(l.lines(), received, true) == nil {
 		return nil
