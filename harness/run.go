@@ -1,14 +1,17 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"sync"
 
 	"github.com/headergold/headergold/internal/agent"
 	"github.com/headergold/headergold/internal/app"
 	"github.com/headergold/headergold/internal/assembler"
+	"github.com/headergold/headergold/internal/logformat"
 	"github.com/headergold/headergold/internal/wire"
 )
 
@@ -43,6 +46,22 @@ type runResult struct {
 	// deps holds the tool dependencies in force at each step, as the
 	// agent assembled them.
 	deps map[[2]int]assembler.Deps
+}
+
+// lines gives the lines of the run's log as agent.Log.Lines does, without
+// joining a reference run's log or writing its headers' bytes.
+func (r *runResult) lines() iter.Seq2[[]byte, *assembler.Header] {
+	if r.Log == nil && r.live != nil {
+		return r.live.Lines()
+	}
+	log := r.fullLog()
+	return func(yield func([]byte, *assembler.Header) bool) {
+		for _, line := range logformat.Lines(log) {
+			if !yield(bytes.TrimSuffix(line, []byte{'\n'}), nil) {
+				return
+			}
+		}
+	}
 }
 
 // sameLiveLog reports whether r and o are reference runs whose logs, as

@@ -7,6 +7,7 @@ import (
 
 	"github.com/headergold/headergold/internal/agent"
 	"github.com/headergold/headergold/internal/assembler"
+	"github.com/headergold/headergold/internal/canon"
 	"github.com/tidwall/gjson"
 )
 
@@ -46,8 +47,13 @@ func checkBatches(f *Fixture, file string, run *runResult, seed uint64) *Failure
 		policy = agent.PolicyReorder
 	}
 	rng := rand.New(rand.NewPCG(seed, 1))
-	for i, line := range splitLines(run.fullLog()) {
-		ev := gjson.ParseBytes(line)
+	n := 0
+	for line, h := range run.lines() {
+		n++
+		if h != nil || !mayBe(line, agent.TypeAssistantMessage) {
+			continue
+		}
+		ev := gjson.Parse(canon.View(line))
 		if ev.Get("type").String() != agent.TypeAssistantMessage {
 			continue
 		}
@@ -62,8 +68,8 @@ func checkBatches(f *Fixture, file string, run *runResult, seed uint64) *Failure
 		deps := run.depsAt(int(ev.Get("data.turn").Int()), int(ev.Get("data.step").Int()))
 		for _, proposal := range permutations(names, rng) {
 			if msg := checkPlan(proposal, deps, policy); msg != "" {
-				return &Failure{Check: CheckPermute, File: file, Line: i + 1,
-					Msg: fmt.Sprintf("%s: replanning the batch of line %d proposed as %v: %s", f.Name, i+1, proposal, msg)}
+				return &Failure{Check: CheckPermute, File: file, Line: n,
+					Msg: fmt.Sprintf("%s: replanning the batch of line %d proposed as %v: %s", f.Name, n, proposal, msg)}
 			}
 		}
 	}

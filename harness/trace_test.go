@@ -125,3 +125,36 @@ func TestTraceUsesTheDependenciesOfEachStep(t *testing.T) {
 		t.Errorf("log:\n%s", out.Log)
 	}
 }
+
+// TestCheckBatchesReadsTheLiveLog: the batch check reads a reference run's
+// log as the loop wrote it, without joining it, and reports what it
+// reports from the joined log, at the same line: here a batch whose
+// dependencies, injected after the run, form a cycle no plan satisfies.
+func TestCheckBatchesReadsTheLiveLog(t *testing.T) {
+	f, err := loadFixture("../fixtures", "depends-reorder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := runFixture(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bf := checkBatches(f, "x", run, 1); bf != nil {
+		t.Fatalf("the bundled run: %s", bf)
+	}
+	for k := range run.deps {
+		run.deps[k] = assembler.Deps{"create_issue": {"notify"}, "notify": {"create_issue"}}
+	}
+	live := checkBatches(f, "x", run, 1)
+	if run.Log != nil {
+		t.Error("the batch check joined the run's log")
+	}
+	run.Log = run.fullLog()
+	joined := checkBatches(f, "x", run, 1)
+	if live == nil || joined == nil || live.Line != joined.Line || live.Msg != joined.Msg {
+		t.Fatalf("from the live log %v, from the joined log %v", live, joined)
+	}
+	if lines := splitLines(run.Log); live.Line < 1 || live.Line > len(lines) || !bytes.Contains(lines[live.Line-1], []byte(`"type":"assistant/message"`)) {
+		t.Errorf("line %d is not an assistant message", live.Line)
+	}
+}

@@ -238,7 +238,7 @@ func CheckTrace(log []byte, deps DepsAt) error { return checkTrace(textLines(log
 
 // CheckLogTrace is [CheckTrace] of the log l as it is now, without its
 // bytes joined (its request/header lines are not read).
-func CheckLogTrace(l *Log, deps DepsAt) error { return checkTrace(l.lines(), deps) }
+func CheckLogTrace(l *Log, deps DepsAt) error { return checkTrace(l.Lines(), deps) }
 
 func checkTrace(lines iter.Seq2[[]byte, *assembler.Header], deps DepsAt) error {
 	completed := map[string]bool{}

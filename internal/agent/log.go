@@ -216,13 +216,14 @@ func (l *Log) AppendReplacingHeaders(dst []byte, replace func(h *assembler.Heade
 	return dst, true
 }
 
-// lines returns the log's lines as they are now, each without its
+// Lines returns the log's lines as they are now, each without its
 // newline, for reading only. A request/header line the loop wrote comes
 // as the text before its header object and that header, whose bytes are
 // the rest of the object up to the line's closing "}}"; every other line
-// comes whole, with a nil header. Chunks are never written to, so the
-// lines stay valid however the log grows.
-func (l *Log) lines() iter.Seq2[[]byte, *assembler.Header] {
+// comes whole, with a nil header. Reading the lines writes no header's
+// bytes, and chunks are never written to, so the lines stay valid however
+// the log grows.
+func (l *Log) Lines() iter.Seq2[[]byte, *assembler.Header] {
 	l.mu.Lock()
 	chunks := l.chunks[:len(l.chunks):len(l.chunks)]
 	l.mu.Unlock()

@@ -104,7 +104,7 @@ func New(cfg Config, opts Options) (*Agent, error) {
 	// than finding its bytes again in the line's text, and the turn is
 	// read from the text before it, which begins as every line does.
 	n := 0
-	for line, h := range a.log.lines() {
+	for line, h := range a.log.Lines() {
 		n++
 		if t := lineTurn(line); t > a.turn {
 			a.turn = t
@@ -118,7 +118,7 @@ func New(cfg Config, opts Options) (*Agent, error) {
 		}
 	}
 	a.resumed = n > 0
-	a.ledger.fold(a.log.lines())
+	a.ledger.fold(a.log.Lines())
 	// From here on the projection folds only the lines emit has just
 	// written, which nothing writes to again: it may keep the header
 	// without a copy.

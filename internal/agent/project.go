@@ -239,14 +239,14 @@ func CheckRequests(log []byte, received []*Request) error {
 // the rest of the log is read. Its verdict is
 // CheckRequests(l.Bytes(), received)'s.
 func CheckLogRequests(l *Log, received []*Request) error {
-	if checkRequests(l.lines(), received, true) == nil {
+	if checkRequests(l.Lines(), received, true) == nil {
 		return nil
 	}
-	return checkRequests(l.lines(), received, false)
+	return checkRequests(l.Lines(), received, false)
 }
 
 // textLines gives the lines of a log's text, none with a header apart
-// (see Log.lines).
+// (see Log.Lines).
 func textLines(log []byte) iter.Seq2[[]byte, *assembler.Header] {
 	return func(yield func([]byte, *assembler.Header) bool) {
 		for _, line := range logformat.Lines(log) {
