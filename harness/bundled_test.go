@@ -20,6 +20,13 @@ func runBundled(t *testing.T, name string) *runResult {
 // runListed runs the fixture name of dir once, as listed.
 func runListed(t *testing.T, dir, name string) *runResult {
 	t.Helper()
+	_, run := loadAndRun(t, dir, name)
+	return run
+}
+
+// loadAndRun loads the fixture name of dir and runs it once, as listed.
+func loadAndRun(t *testing.T, dir, name string) (*Fixture, *runResult) {
+	t.Helper()
 	f, err := loadFixture(dir, name)
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +35,7 @@ func runListed(t *testing.T, dir, name string) *runResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return run
+	return f, run
 }
 
 // headersOf runs a bundled fixture and returns the tool names of each

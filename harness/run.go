@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"iter"
@@ -11,7 +10,6 @@ import (
 	"github.com/headergold/headergold/internal/agent"
 	"github.com/headergold/headergold/internal/app"
 	"github.com/headergold/headergold/internal/assembler"
-	"github.com/headergold/headergold/internal/logformat"
 	"github.com/headergold/headergold/internal/wire"
 )
 
@@ -54,10 +52,10 @@ func (r *runResult) lines() iter.Seq2[[]byte, *assembler.Header] {
 	if r.Log == nil && r.live != nil {
 		return r.live.Lines()
 	}
-	log := r.fullLog()
+	lines := splitLines(r.fullLog())
 	return func(yield func([]byte, *assembler.Header) bool) {
-		for _, line := range logformat.Lines(log) {
-			if !yield(bytes.TrimSuffix(line, []byte{'\n'}), nil) {
+		for _, line := range lines {
+			if !yield(line, nil) {
 				return
 			}
 		}

@@ -40,14 +40,7 @@ func TestNewEdgeCaught(t *testing.T) {
 }
 
 func TestTraceCheckOnRun(t *testing.T) {
-	f, err := loadFixture("../fixtures", "depends-reorder")
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := runFixture(f, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, run := loadAndRun(t, "../fixtures", "depends-reorder")
 	if tf := traceFailure(f, "x", run.fullLog(), run.depsAt); tf != nil {
 		t.Fatalf("the bundled run violates its edges: %s", tf)
 	}
@@ -131,14 +124,7 @@ func TestTraceUsesTheDependenciesOfEachStep(t *testing.T) {
 // reports from the joined log, at the same line: here a batch whose
 // dependencies, injected after the run, form a cycle no plan satisfies.
 func TestCheckBatchesReadsTheLiveLog(t *testing.T) {
-	f, err := loadFixture("../fixtures", "depends-reorder")
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := runFixture(f, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, run := loadAndRun(t, "../fixtures", "depends-reorder")
 	if bf := checkBatches(f, "x", run, 1); bf != nil {
 		t.Fatalf("the bundled run: %s", bf)
 	}

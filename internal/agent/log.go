@@ -224,9 +224,7 @@ func (l *Log) AppendReplacingHeaders(dst []byte, replace func(h *assembler.Heade
 // bytes, and chunks are never written to, so the lines stay valid however
 // the log grows.
 func (l *Log) Lines() iter.Seq2[[]byte, *assembler.Header] {
-	l.mu.Lock()
-	chunks := l.chunks[:len(l.chunks):len(l.chunks)]
-	l.mu.Unlock()
+	chunks := l.snapshot()
 	return func(yield func([]byte, *assembler.Header) bool) {
 		for i := 0; i < len(chunks); i++ {
 			// appendHeader writes a prefix, the header, then a suffix.

@@ -12,6 +12,17 @@ import (
 	"github.com/headergold/headergold/internal/assembler"
 )
 
+// manyTools returns n tools named prefix0, prefix1, …, each with the same
+// description and parameters.
+func manyTools(prefix string, n int) []assembler.Tool {
+	tools := make([]assembler.Tool, n)
+	for i := range tools {
+		tools[i] = assembler.Tool{Name: fmt.Sprintf("%s%d", prefix, i), Description: strings.Repeat("Does a thing. ", 8),
+			Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"}}}`)}
+	}
+	return tools
+}
+
 // shareAgent returns an agent over n tools whose script answers steps-1
 // tool calls and then text, and its script.
 func shareAgent(t testing.TB, n, steps int) (*Agent, *Scripted) {
@@ -27,12 +38,7 @@ func shareAgent(t testing.TB, n, steps int) (*Agent, *Scripted) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools := make([]assembler.Tool, n)
-	for i := range tools {
-		tools[i] = assembler.Tool{Name: fmt.Sprintf("tool_%d", i), Description: strings.Repeat("Does a thing. ", 8),
-			Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"}}}`)}
-	}
-	if err := a.Service().AddProvider("p", tools...); err != nil {
+	if err := a.Service().AddProvider("p", manyTools("tool_", n)...); err != nil {
 		t.Fatal(err)
 	}
 	return a, sc
@@ -182,14 +188,6 @@ func TestUnchangedHeaderCostsNothingPerStep(t *testing.T) {
 // the same providers it says so without writing their headers (it
 // allocates far less than one header).
 func TestLogEqual(t *testing.T) {
-	tools := func(prefix string, n int) []assembler.Tool {
-		ts := make([]assembler.Tool, n)
-		for i := range ts {
-			ts[i] = assembler.Tool{Name: fmt.Sprintf("%s_%03d", prefix, i), Description: strings.Repeat("Does a thing. ", 8),
-				Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"}}}`)}
-		}
-		return ts
-	}
 	provider := func(name string, ts []assembler.Tool) *assembler.Provider {
 		p, err := assembler.NewProvider(name, ts...)
 		if err != nil {
@@ -197,10 +195,10 @@ func TestLogEqual(t *testing.T) {
 		}
 		return p
 	}
-	p, q := provider("p", tools("a", 100)), provider("q", tools("b", 100))
-	pAgain := provider("p", tools("a", 100))
+	p, q := provider("p", manyTools("a_", 100)), provider("q", manyTools("b_", 100))
+	pAgain := provider("p", manyTools("a_", 100))
 	run := func(answer string, ps ...*assembler.Provider) *Log {
-		sc := NewScripted(Reply{ToolCalls: []ToolCall{{ID: "c1", Name: "a_000", Arguments: []byte(`{}`)}}}, Reply{Text: answer})
+		sc := NewScripted(Reply{ToolCalls: []ToolCall{{ID: "c1", Name: "a_0", Arguments: []byte(`{}`)}}}, Reply{Text: answer})
 		sc.SetResult("c1", ToolResult{Output: "ok"})
 		a, err := New(Config{Persona: "P", Model: "m"}, Options{Adapter: sc, MaxSteps: 4})
 		if err != nil {
