@@ -532,6 +532,47 @@ func TestLargeReplayPeak(t *testing.T) {
 	}
 }
 
+// turnsFixture writes a fixture of n turns, each calling a tool and
+// scripting its result, into dir as NAME.json, and returns NAME.
+func turnsFixture(b *testing.B, dir string, n int) string {
+	turn := `{"user": "Look it up.", "replies": [{"toolCalls": [{"id": "c1", "name": "lookup", "arguments": {"q": "x"}}]}, {"text": "Found."}], "toolResults": {"c1": "x"}}`
+	turns := strings.TrimSuffix(strings.Repeat(turn+",\n", n), ",\n")
+	fixture := `{"description": "Many turns.", "config": {"persona": "p", "model": "m"},
+"plugins": [{"name": "p", "tools": [{"name": "lookup", "parameters": {"type": "object"}}]}],
+"turns": [` + turns + `]}`
+	name := fmt.Sprintf("turns-%d", n)
+	if err := os.WriteFile(filepath.Join(dir, name+".json"), []byte(fixture), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return name
+}
+
+// BenchmarkLoadTurns measures loading (reading, decoding and validating)
+// a fixture of 4,000 turns against one of 250, alternating the two, per
+// turn: a check that looked up each turn from the top of the file made
+// the cost per turn grow with the turns (8.7 s for 4,000 turns of a
+// 300-tool fixture).
+func BenchmarkLoadTurns(b *testing.B) {
+	dir := b.TempDir()
+	small, large := turnsFixture(b, dir, 250), turnsFixture(b, dir, 4000)
+	load := func(name string) {
+		if _, err := loadFixture(dir, name); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var tSmall, tLarge time.Duration
+	for b.Loop() {
+		runtime.GC()
+		cpuOnce(&tSmall, func() { load(small) })
+		runtime.GC()
+		cpuOnce(&tLarge, func() { load(large) })
+	}
+	perTurn := func(d time.Duration, n int) float64 { return float64(d.Nanoseconds()) / float64(b.N) / float64(n) }
+	b.ReportMetric(perTurn(tSmall, 250), "250-ns/turn")
+	b.ReportMetric(perTurn(tLarge, 4000), "4000-ns/turn")
+	b.ReportMetric(perTurn(tLarge, 4000)/perTurn(tSmall, 250), "4000/250-per-turn")
+}
+
 // BenchmarkCapturedCompare measures the comparison layer on a captured
 // log with a 50 KB header and ten requests, each variant against two
 // baselines run in the same loop:

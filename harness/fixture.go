@@ -366,6 +366,10 @@ func (f *Fixture) validateOwn() error {
 	if len(f.Turns) == 0 && !f.Captured() {
 		return bad("", "a fixture needs at least one turn, or an \"agent\" to capture")
 	}
+	// The turns as the file holds them, found once: a lookup of turn i
+	// from the top of the file would read the turns before it, and the
+	// whole check would grow with the square of the turns.
+	rawTurns := gjson.GetBytes(f.raw, "turns").Array()
 	for i, t := range f.Turns {
 		path := fmt.Sprintf("turns[%d]", i)
 		if t.Resume && i == 0 {
@@ -396,7 +400,10 @@ func (f *Fixture) validateOwn() error {
 		var err error
 		// checkFixture let only an object through (null is refused
 		// there); a non-object would call back once with an empty key.
-		results := gjson.GetBytes(f.raw, fmt.Sprintf("turns.%d.toolResults", i))
+		if i >= len(rawTurns) {
+			continue
+		}
+		results := rawTurns[i].Get("toolResults")
 		if !results.IsObject() {
 			continue
 		}
