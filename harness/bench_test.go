@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -547,30 +548,71 @@ func turnsFixture(b *testing.B, dir string, n int) string {
 	return name
 }
 
-// BenchmarkLoadTurns measures loading (reading, decoding and validating)
-// a fixture of 4,000 turns against one of 250, alternating the two, per
-// turn: a check that looked up each turn from the top of the file made
-// the cost per turn grow with the turns (8.7 s for 4,000 turns of a
-// 300-tool fixture).
-func BenchmarkLoadTurns(b *testing.B) {
+// BenchmarkManyTurns measures a fixture of 4,000 turns against one of
+// 250, alternating the two, per turn:
+//
+//   - load: reading, decoding and validating the file; a check that
+//     looked up each turn from the top of the file made the cost per turn
+//     grow with the turns (8.7 s for 4,000 turns of a 300-tool fixture);
+//   - run: running the scenario and checking every request against its
+//     log prefix and every tool call against the declared edges, with the
+//     collector off (as a cold Assemble is timed, see the assembler's
+//     benchmarks): each request holds the whole conversation so far, and a
+//     check that compared each whole made the cost per turn grow with the
+//     turns.
+func BenchmarkManyTurns(b *testing.B) {
 	dir := b.TempDir()
-	small, large := turnsFixture(b, dir, 250), turnsFixture(b, dir, 4000)
-	load := func(name string) {
-		if _, err := loadFixture(dir, name); err != nil {
+	counts := [2]int{250, 4000}
+	var names [2]string
+	var fixtures [2]*Fixture
+	for i, n := range counts {
+		names[i] = turnsFixture(b, dir, n)
+		f, err := loadFixture(dir, names[i])
+		if err != nil {
 			b.Fatal(err)
 		}
+		fixtures[i] = f
 	}
-	var tSmall, tLarge time.Duration
+	load := func(i int) func() {
+		return func() {
+			if _, err := loadFixture(dir, names[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	run := func(i int) func() {
+		return func() {
+			r, err := runFixture(fixtures[i], nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := r.checkRequests(); err != nil {
+				b.Fatal(err)
+			}
+			if err := r.checkTrace(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	var tLoad, tRun [2]time.Duration
 	for b.Loop() {
-		runtime.GC()
-		cpuOnce(&tSmall, func() { load(small) })
-		runtime.GC()
-		cpuOnce(&tLarge, func() { load(large) })
+		for i := range counts {
+			runtime.GC()
+			cpuOnce(&tLoad[i], load(i))
+		}
+		for i := range counts {
+			runtime.GC()
+			func() {
+				defer debug.SetGCPercent(debug.SetGCPercent(-1))
+				cpuOnce(&tRun[i], run(i))
+			}()
+		}
 	}
-	perTurn := func(d time.Duration, n int) float64 { return float64(d.Nanoseconds()) / float64(b.N) / float64(n) }
-	b.ReportMetric(perTurn(tSmall, 250), "250-ns/turn")
-	b.ReportMetric(perTurn(tLarge, 4000), "4000-ns/turn")
-	b.ReportMetric(perTurn(tLarge, 4000)/perTurn(tSmall, 250), "4000/250-per-turn")
+	perTurn := func(d [2]time.Duration) float64 {
+		return (float64(d[1]) / float64(counts[1])) / (float64(d[0]) / float64(counts[0]))
+	}
+	b.ReportMetric(perTurn(tLoad), "load-4000/250-per-turn")
+	b.ReportMetric(perTurn(tRun), "run-4000/250-per-turn")
 }
 
 // BenchmarkCapturedCompare measures the comparison layer on a captured

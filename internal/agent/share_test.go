@@ -118,6 +118,15 @@ func TestCheckRequestsFindsTampering(t *testing.T) {
 			m[len(m)-3] ^= 1
 			return &Request{header: r.headerBytes(), messages: m}
 		}, 4},
+		// The conversation's first bytes, which the request before holds
+		// too: the check compares only what a request appended when its
+		// conversation starts with the last one's in the same memory,
+		// and this copy does not.
+		{"first message byte", func(r *Request) *Request {
+			m := []byte(string(r.messages))
+			m[2] ^= 1
+			return &Request{header: r.headerBytes(), messages: m}
+		}, 4},
 		{"assembled alike", func(r *Request) *Request {
 			return &Request{assembled: same, messages: r.messages}
 		}, 0},
