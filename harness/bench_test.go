@@ -533,86 +533,109 @@ func TestLargeReplayPeak(t *testing.T) {
 	}
 }
 
-// turnsFixture writes a fixture of n turns, each calling a tool and
-// scripting its result, into dir as NAME.json, and returns NAME.
-func turnsFixture(b *testing.B, dir string, n int) string {
+// scaleFixture writes a fixture with n entries of one kind into dir and
+// returns its name:
+//
+//   - turns: n turns, each calling a tool and scripting its result;
+//   - calls: one turn whose reply calls a tool n times, one batch;
+//   - sections: n prompt sections;
+//   - plugins: n plugins of one tool each.
+func scaleFixture(b *testing.B, dir, kind string, n int) string {
+	var sections, plugins, turns []string
+	plugin := `{"name": "p", "tools": [{"name": "lookup", "parameters": {"type": "object"}}]}`
 	turn := `{"user": "Look it up.", "replies": [{"toolCalls": [{"id": "c1", "name": "lookup", "arguments": {"q": "x"}}]}, {"text": "Found."}], "toolResults": {"c1": "x"}}`
-	turns := strings.TrimSuffix(strings.Repeat(turn+",\n", n), ",\n")
-	fixture := `{"description": "Many turns.", "config": {"persona": "p", "model": "m"},
-"plugins": [{"name": "p", "tools": [{"name": "lookup", "parameters": {"type": "object"}}]}],
-"turns": [` + turns + `]}`
-	name := fmt.Sprintf("turns-%d", n)
+	switch kind {
+	case "turns":
+		plugins = []string{plugin}
+		turns = slices.Repeat([]string{turn}, n)
+	case "calls":
+		plugins = []string{plugin}
+		var calls, results []string
+		for i := range n {
+			calls = append(calls, fmt.Sprintf(`{"id": "c%d", "name": "lookup", "arguments": {"q": %d}}`, i, i))
+			results = append(results, fmt.Sprintf(`"c%d": "x"`, i))
+		}
+		turns = []string{`{"user": "Look them up.", "replies": [{"toolCalls": [` + strings.Join(calls, ",\n") + `]}, {"text": "Found."}], "toolResults": {` + strings.Join(results, ",\n") + `}}`}
+	case "sections":
+		for i := range n {
+			sections = append(sections, fmt.Sprintf(`{"id": "s%d", "order": %d, "text": "Section %d."}`, i, i, i))
+		}
+		plugins = []string{plugin}
+		turns = []string{turn}
+	case "plugins":
+		for i := range n {
+			plugins = append(plugins, fmt.Sprintf(`{"name": "p%d", "tools": [{"name": "t%d", "parameters": {"type": "object"}}]}`, i, i))
+		}
+		turns = []string{`{"user": "Hello.", "replies": [{"text": "Hello."}]}`}
+	default:
+		b.Fatalf("no fixture kind %q", kind)
+	}
+	fixture := `{"description": "Many ` + kind + `.", "config": {"persona": "p", "model": "m"},
+"sections": [` + strings.Join(sections, ",\n") + `],
+"plugins": [` + strings.Join(plugins, ",\n") + `],
+"turns": [` + strings.Join(turns, ",\n") + `]}`
+	name := fmt.Sprintf("%s-%d", kind, n)
 	if err := os.WriteFile(filepath.Join(dir, name+".json"), []byte(fixture), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	return name
 }
 
-// BenchmarkManyTurns measures a fixture of 4,000 turns against one of
-// 250, alternating the two, per turn:
+// BenchmarkScaling measures fixtures of 2,000 entries of one kind (turns,
+// tool calls in one batch, prompt sections, plugins) against fixtures of
+// 125, alternating the two, per entry:
 //
-//   - load: reading, decoding and validating the file; a check that
-//     looked up each turn from the top of the file made the cost per turn
-//     grow with the turns (8.7 s for 4,000 turns of a 300-tool fixture);
-//   - run: running the scenario and checking every request against its
-//     log prefix and every tool call against the declared edges, with the
-//     collector off (as a cold Assemble is timed, see the assembler's
-//     benchmarks): each request holds the whole conversation so far, and a
-//     check that compared each whole made the cost per turn grow with the
-//     turns.
-func BenchmarkManyTurns(b *testing.B) {
-	dir := b.TempDir()
-	counts := [2]int{250, 4000}
-	var names [2]string
-	var fixtures [2]*Fixture
-	for i, n := range counts {
-		names[i] = turnsFixture(b, dir, n)
-		f, err := loadFixture(dir, names[i])
-		if err != nil {
-			b.Fatal(err)
-		}
-		fixtures[i] = f
-	}
-	load := func(i int) func() {
-		return func() {
-			if _, err := loadFixture(dir, names[i]); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	run := func(i int) func() {
-		return func() {
-			r, err := runFixture(fixtures[i], nil)
+//   - load: reading, decoding and validating the file;
+//   - check: what a replay does before comparing (Suite.Check: the run,
+//     every request against its log prefix, every tool call against the
+//     declared edges, the 8 permutation runs and, for a batch, its
+//     replanning in 720 orders), with the collector off, as a cold
+//     Assemble is timed (see the assembler's benchmarks).
+//
+// Each of these once grew with the square of its entries: the turns'
+// tool results were looked up from the top of the file, every request's
+// whole conversation was compared, a batch was planned and checked by
+// comparing every pair of calls, and a section's or plugin's id with every
+// one before it (a batch of 4,000 calls took 180 s to replay).
+func BenchmarkScaling(b *testing.B) {
+	const small, large = 125, 2000
+	for _, kind := range []string{"turns", "calls", "sections", "plugins"} {
+		b.Run(kind, func(b *testing.B) {
+			dir := b.TempDir()
+			names := [2]string{scaleFixture(b, dir, kind, small), scaleFixture(b, dir, kind, large)}
+			s, err := Load(Options{Fixtures: dir, Golden: b.TempDir(), Shuffle: DefaultShuffle, Seed: 1})
 			if err != nil {
 				b.Fatal(err)
 			}
-			if err := r.checkRequests(); err != nil {
-				b.Fatal(err)
+			var tLoad, tCheck [2]time.Duration
+			for b.Loop() {
+				for i, name := range names {
+					runtime.GC()
+					cpuOnce(&tLoad[i], func() {
+						if _, err := loadFixture(dir, name); err != nil {
+							b.Fatal(err)
+						}
+					})
+				}
+				for i, name := range names {
+					runtime.GC()
+					func() {
+						defer debug.SetGCPercent(debug.SetGCPercent(-1))
+						cpuOnce(&tCheck[i], func() {
+							if _, res := s.Check(s.Fixture(name)); !res.Passed() {
+								b.Fatal(res.Failures)
+							}
+						})
+					}()
+				}
 			}
-			if err := r.checkTrace(); err != nil {
-				b.Fatal(err)
+			perEntry := func(d [2]time.Duration) float64 {
+				return (float64(d[1]) / large) / (float64(d[0]) / small)
 			}
-		}
+			b.ReportMetric(perEntry(tLoad), "load-large/small-per-entry")
+			b.ReportMetric(perEntry(tCheck), "check-large/small-per-entry")
+		})
 	}
-	var tLoad, tRun [2]time.Duration
-	for b.Loop() {
-		for i := range counts {
-			runtime.GC()
-			cpuOnce(&tLoad[i], load(i))
-		}
-		for i := range counts {
-			runtime.GC()
-			func() {
-				defer debug.SetGCPercent(debug.SetGCPercent(-1))
-				cpuOnce(&tRun[i], run(i))
-			}()
-		}
-	}
-	perTurn := func(d [2]time.Duration) float64 {
-		return (float64(d[1]) / float64(counts[1])) / (float64(d[0]) / float64(counts[0]))
-	}
-	b.ReportMetric(perTurn(tLoad), "load-4000/250-per-turn")
-	b.ReportMetric(perTurn(tRun), "run-4000/250-per-turn")
 }
 
 // BenchmarkCapturedCompare measures the comparison layer on a captured

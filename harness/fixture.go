@@ -323,6 +323,10 @@ func (f *Fixture) validateOwn() error {
 	if !agent.ValidPolicy(f.Config.DependencyPolicy) {
 		return bad("config.dependencyPolicy", "unknown policy %q (want %q or %q)", f.Config.DependencyPolicy, agent.PolicyReorder, agent.PolicyReject)
 	}
+	// Where each id and plugin name first appears: a lookup each, where
+	// comparing every entry with those before it grew with the square of
+	// the entries.
+	sectionAt := make(map[string]int, len(f.Sections))
 	for i, s := range f.Sections {
 		p := fmt.Sprintf("sections[%d]", i)
 		if s.ID == "" {
@@ -331,18 +335,21 @@ func (f *Fixture) validateOwn() error {
 		if s.ID == assembler.PersonaSection {
 			return bad(p+".id", "section id %q is reserved for config.persona", s.ID)
 		}
-		if j := slices.IndexFunc(f.Sections[:i], func(o Section) bool { return o.ID == s.ID }); j >= 0 {
+		if j, ok := sectionAt[s.ID]; ok {
 			return bad(p+".id", "section %q is also sections[%d]", s.ID, j)
 		}
+		sectionAt[s.ID] = i
 	}
+	pluginAt := make(map[string]int, len(f.Plugins))
 	for i, p := range f.Plugins {
 		path := fmt.Sprintf("plugins[%d]", i)
 		if p.Name == "" {
 			return bad(path, "plugin needs a name")
 		}
-		if j := slices.IndexFunc(f.Plugins[:i], func(q Plugin) bool { return q.Name == p.Name }); j >= 0 {
+		if j, ok := pluginAt[p.Name]; ok {
 			return bad(path+".name", "plugin %q is also plugins[%d]", p.Name, j)
 		}
+		pluginAt[p.Name] = i
 		if r := p.RegisterAt; r != nil && (r.Turn < 1 || r.Step < 1) {
 			return bad(path+".registerAt", "turn and step count from 1")
 		}

@@ -175,9 +175,13 @@ func TestDuplicateEntries(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "root.json"), "{\n  \"description\": \"r\",\n  \"sections\": [{\"id\": \"a\", \"text\": \"x\"}],\n  \"plugins\": [{\"name\": \"p\", \"tools\": []}],\n  \"turns\": [{\"user\": \"x\"}]\n}\n")
 	writeFile(t, filepath.Join(dir, "twice.json"), "{\n  \"description\": \"t\",\n  \"plugins\": [{\"name\": \"p\", \"tools\": []},\n              {\"name\": \"p\", \"tools\": []}],\n  \"turns\": [{\"user\": \"x\"}]\n}\n")
 	writeFile(t, filepath.Join(dir, "child.json"), "{\n  \"description\": \"c\",\n  \"extends\": \"root\",\n  \"sections\": [{\"id\": \"b\", \"text\": \"y\"}, {\"id\": \"a\", \"text\": \"z\"}],\n  \"turns\": [{\"user\": \"x\"}]\n}\n")
+	// Three entries of one id: the third names the first, where it first
+	// appears.
+	writeFile(t, filepath.Join(dir, "thrice.json"), "{\n  \"description\": \"t\",\n  \"sections\": [{\"id\": \"a\", \"text\": \"x\"}, {\"id\": \"b\", \"text\": \"x\"},\n               {\"id\": \"a\", \"text\": \"x\"}],\n  \"turns\": [{\"user\": \"x\"}]\n}\n")
 	for name, want := range map[string]string{
-		"twice": `twice.json:4:24: plugins[1].name: plugin "p" is also plugins[0]`,
-		"child": `child.json:4:49: sections[1].id: section "a" is also defined by root`,
+		"twice":  `twice.json:4:24: plugins[1].name: plugin "p" is also plugins[0]`,
+		"thrice": `thrice.json:4:23: sections[2].id: section "a" is also sections[0]`,
+		"child":  `child.json:4:49: sections[1].id: section "a" is also defined by root`,
 	} {
 		_, err := loadFixture(dir, name)
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -2,6 +2,8 @@ package harness
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,15 +73,47 @@ func TestCheckPlan(t *testing.T) {
 		{[]string{"notify", "create"}, agent.PolicyReject},
 		{[]string{"create", "x", "notify"}, agent.PolicyReject},
 	} {
-		if msg := checkPlan(tc.names, deps, tc.policy); msg != "" {
+		if msg := checkPlan(tc.names, deps, tc.policy, nil); msg != "" {
 			t.Errorf("%v %s: %s", tc.names, tc.policy, msg)
 		}
 	}
-	if v := firstViolation([]string{"x", "notify", "create"}, deps); v == nil || v.String() != "notify -> create" {
+	if v := firstViolation([]string{"x", "notify", "create"}, deps, nil); v == nil || v.String() != "notify -> create" {
 		t.Errorf("firstViolation = %v", v)
 	}
-	if got := len(permutations([]string{"a", "b", "c", "d"}, nil)); got != 24 {
-		t.Errorf("%d permutations of 4", got)
+	seen := map[string]bool{}
+	for p := range permutations([]string{"a", "b", "c", "d"}, nil) {
+		seen[strings.Join(p, ",")] = true
+	}
+	if len(seen) != 24 {
+		t.Errorf("%d distinct permutations of 4", len(seen))
+	}
+}
+
+// TestFirstViolationAgreesWithPlan holds the permutation pass's account of
+// the first violated edge to the agent's, two implementations of one rule,
+// on random batches of up to 60 calls (both sides of the agent's pairwise
+// bound) over dependencies that may point at a tool itself or form cycles.
+func TestFirstViolationAgreesWithPlan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(0xf1, 0))
+	later := map[string]bool{} // reused, as the permutation pass reuses it
+	for c := range 2000 {
+		tools := 1 + rng.IntN(12)
+		deps := assembler.Deps{}
+		for a := range tools {
+			for b := range tools {
+				if rng.IntN(6) == 0 {
+					deps[fmt.Sprint(a)] = append(deps[fmt.Sprint(a)], fmt.Sprint(b))
+				}
+			}
+		}
+		batch := make([]string, 1+rng.IntN(60))
+		for i := range batch {
+			batch[i] = fmt.Sprint(rng.IntN(tools))
+		}
+		_, edge := agent.Plan(batch, deps, agent.PolicyReject)
+		if got := firstViolation(batch, deps, later); (got == nil) != (edge == nil) || (got != nil && *got != *edge) {
+			t.Fatalf("case %d: batch %v deps %v: firstViolation %v, the agent's %v", c, batch, deps, got, edge)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"container/heap"
 	"fmt"
 	"iter"
 	"slices"
@@ -46,16 +47,73 @@ func (e Edge) String() string { return e.From + " -> " + e.To }
 // batch that proposes a dependent before its dependency returns a nil order
 // and the first violated edge in proposal order.
 func Plan(names []string, deps assembler.Deps, policy string) ([]int, *Edge) {
+	small := len(names) <= smallBatch
 	if policy == PolicyReject {
-		for i, a := range names {
-			for _, b := range names[i+1:] {
-				if deps.DependsOn(a, b) {
-					return nil, &Edge{From: a, To: b}
-				}
-			}
+		var e *Edge
+		if small {
+			e = firstEdgePairs(names, deps)
+		} else {
+			e = firstEdgeIndexed(names, deps)
+		}
+		if e != nil {
+			return nil, e
 		}
 		return identity(len(names)), nil
 	}
+	if small {
+		return planPairs(names, deps), nil
+	}
+	return planIndexed(names, deps), nil
+}
+
+// smallBatch is the batch size up to which Plan compares every pair of
+// calls: for the few calls of a usual reply that costs less than the maps
+// that keep a large batch's plan linear in its calls. A batch of 1,000
+// calls planned pairwise took a million lookups, and the permutation pass
+// plans a batch in 720 orders.
+const smallBatch = 16
+
+// firstEdgePairs is the first edge a batch is proposed against: the first
+// call, in proposal order, with a later call of a tool it depends on, and
+// the first such later call.
+func firstEdgePairs(names []string, deps assembler.Deps) *Edge {
+	for i, a := range names {
+		for _, b := range names[i+1:] {
+			if deps.DependsOn(a, b) {
+				return &Edge{From: a, To: b}
+			}
+		}
+	}
+	return nil
+}
+
+// firstEdgeIndexed is firstEdgePairs through the last position of each
+// tool in the batch: a call violates an edge when a tool it depends on is
+// called after it.
+func firstEdgeIndexed(names []string, deps assembler.Deps) *Edge {
+	last := make(map[string]int, len(names))
+	for j, b := range names {
+		last[b] = j
+	}
+	for i, a := range names {
+		for _, d := range deps[a] {
+			if j, ok := last[d]; ok && j > i {
+				for _, b := range names[i+1:] {
+					if deps.DependsOn(a, b) {
+						return &Edge{From: a, To: b}
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// planPairs is the least topological order of a batch by proposal index:
+// at each point, the earliest unplaced call that no other unplaced call
+// must precede. Only a cycle leaves nothing ready (Assemble rejects
+// cycles); the calls left then run in the model's order.
+func planPairs(names []string, deps assembler.Deps) []int {
 	placed := make([]bool, len(names))
 	order := make([]int, 0, len(names))
 	for len(order) < len(names) {
@@ -67,8 +125,6 @@ func Plan(names []string, deps assembler.Deps, policy string) ([]int, *Edge) {
 			}
 		}
 		if next < 0 {
-			// Only a cycle leaves nothing ready, and Assemble rejects
-			// cycles; keep the model's order for what is left.
 			for i := range names {
 				if !placed[i] {
 					placed[i] = true
@@ -79,14 +135,6 @@ func Plan(names []string, deps assembler.Deps, policy string) ([]int, *Edge) {
 		}
 		placed[next] = true
 		order = append(order, next)
-	}
-	return order, nil
-}
-
-func identity(n int) []int {
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
 	}
 	return order
 }
@@ -100,6 +148,98 @@ func ready(i int, names []string, placed []bool, deps assembler.Deps) bool {
 		}
 	}
 	return true
+}
+
+// planIndexed is planPairs through counts: a call is ready once no other
+// unplaced call is of a tool it depends on, which only the placing of a
+// tool's last call can change (a call of a tool that depends on itself is
+// ready only as its tool's last), so each call is looked at again only
+// then; the ready calls wait in a heap by proposal index.
+func planIndexed(names []string, deps assembler.Deps) []int {
+	n := len(names)
+	unplaced := make(map[string]int, n) // unplaced calls of each tool
+	calls := map[string][]int{}         // each tool's calls, in proposal order
+	for i, a := range names {
+		unplaced[a]++
+		calls[a] = append(calls[a], i)
+	}
+	dependents := map[string][]string{} // the tools of the batch that depend on each
+	for a := range calls {
+		for _, d := range deps[a] {
+			if _, ok := calls[d]; ok {
+				dependents[d] = append(dependents[d], a)
+			}
+		}
+	}
+	blocked := func(i int) bool {
+		a := names[i]
+		for _, d := range deps[a] {
+			others := unplaced[d]
+			if d == a {
+				others-- // call i itself
+			}
+			if others > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	queued := make([]bool, n)
+	readyCalls := &indexHeap{}
+	consider := func(i int) {
+		if !queued[i] && !blocked(i) {
+			queued[i] = true
+			heap.Push(readyCalls, i)
+		}
+	}
+	for i := range n {
+		consider(i)
+	}
+	order := make([]int, 0, n)
+	for len(order) < n {
+		if readyCalls.Len() == 0 {
+			for i := range n {
+				if !queued[i] {
+					order = append(order, i)
+				}
+			}
+			break
+		}
+		i := heap.Pop(readyCalls).(int)
+		order = append(order, i)
+		a := names[i]
+		unplaced[a]--
+		if unplaced[a] == 0 {
+			for _, b := range dependents[a] {
+				for _, j := range calls[b] {
+					consider(j)
+				}
+			}
+		}
+	}
+	return order
+}
+
+// indexHeap is a min-heap of call indices (container/heap).
+type indexHeap []int
+
+func (h indexHeap) Len() int           { return len(h) }
+func (h indexHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h indexHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *indexHeap) Push(x any)        { *h = append(*h, x.(int)) }
+func (h *indexHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func identity(n int) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	return order
 }
 
 // ledger is what the session has done with tools so far: which completed

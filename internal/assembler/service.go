@@ -49,6 +49,7 @@ type Service struct {
 	providers map[string]bool
 	tools     []*canonicalTool // append-only; entries are never modified
 	sections  []Section        // append-only
+	sectionID map[string]bool  // the ids of sections
 	listeners []namedListener  // append-only
 	order     *ordered         // the canonical order of a recent registry state
 	last      *output          // the latest listener output that made a header
@@ -94,7 +95,7 @@ func New(cfg Config) (*Service, error) {
 		return nil, err
 	}
 	cfg.ToolOrder = ToolOrder{names: cfg.ToolOrder.Names(), present: cfg.ToolOrder.present}
-	return &Service{cfg: cfg, ranker: newRanker(cfg.ToolOrder), providers: map[string]bool{}}, nil
+	return &Service{cfg: cfg, ranker: newRanker(cfg.ToolOrder), providers: map[string]bool{}, sectionID: map[string]bool{}}, nil
 }
 
 // Config returns the configuration the service was built from.
@@ -142,11 +143,10 @@ func (s *Service) AddSection(sec Section) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, have := range s.sections {
-		if have.ID == sec.ID {
-			return fmt.Errorf("section %q is already registered", sec.ID)
-		}
+	if s.sectionID[sec.ID] {
+		return fmt.Errorf("section %q is already registered", sec.ID)
 	}
+	s.sectionID[sec.ID] = true
 	s.sections = append(s.sections, sec)
 	return nil
 }
