@@ -84,6 +84,9 @@ func (o *ToolOrder) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// maxQuotedOrder is the longest toolOrder an error message quotes whole.
+const maxQuotedOrder = 10
+
 // Validate checks the list's shape: exactly one [RestEntry] and no name
 // twice. An absent order is valid.
 func (o ToolOrder) Validate() error {
@@ -109,7 +112,13 @@ func (o ToolOrder) Validate() error {
 		seen[name] = i
 	}
 	if rest < 0 {
-		return fmt.Errorf("toolOrder: no rest entry %q in %s; add it where unlisted tools belong", RestEntry, o)
+		// A short list is quoted; a long one (an order generated from a
+		// registry) would make a message of thousands of names.
+		list := o.String()
+		if len(o.names) > maxQuotedOrder {
+			list = fmt.Sprintf("the %d names listed", len(o.names))
+		}
+		return fmt.Errorf("toolOrder: no rest entry %q in %s; add it where unlisted tools belong", RestEntry, list)
 	}
 	return nil
 }

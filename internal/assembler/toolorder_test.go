@@ -30,6 +30,7 @@ func TestToolOrderShapeErrorsAtConstruction(t *testing.T) {
 	}{
 		{"empty list", `{"toolOrder": []}`, []string{`"<unlisted-tools>"`, "no rest entry", "[]"}},
 		{"no rest entry", `{"toolOrder": ["read", "write"]}`, []string{`"<unlisted-tools>"`, "no rest entry", `["read","write"]`}},
+		{"no rest entry, long", `{"toolOrder": ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"]}`, []string{`"<unlisted-tools>"`, `in the 11 names listed;`}},
 		{"two rest entries", `{"toolOrder": ["<unlisted-tools>", "read", "<unlisted-tools>"]}`, []string{`"<unlisted-tools>"`, "twice", "positions 0 and 2"}},
 		{"duplicate name", `{"toolOrder": ["read", "<unlisted-tools>", "write", "read"]}`, []string{`duplicate name "read"`, "positions 0 and 3"}},
 		{"empty name", `{"toolOrder": ["<unlisted-tools>", ""]}`, []string{"entry 1", "empty name"}},
