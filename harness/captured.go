@@ -132,29 +132,29 @@ func capturedFields() string {
 func isTopLevel(path string) bool { return path != "" && !strings.ContainsAny(path, ".[") }
 
 // validateCaptured checks the members of a captured scenario, or that a
-// reference fixture has none of them.
-func (f *Fixture) validateCaptured() error {
+// reference fixture has none of them; top holds the file's top-level
+// members (topMembers).
+func (f *Fixture) validateCaptured(top map[string]gjson.Result) error {
 	bad := func(path, format string, args ...any) error {
 		return errAt(f.File, f.raw, path, format, args...)
 	}
-	root := gjson.ParseBytes(f.raw)
 	if !f.Captured() {
 		for _, m := range capturedMembers {
-			if root.Get(m).Exists() {
+			if top[m].Exists() {
 				return bad(m, "%q belongs to captured scenarios, which have an \"agent\" member", m)
 			}
 		}
 		return nil
 	}
 	for _, m := range referenceMembers {
-		if root.Get(m).Exists() {
+		if top[m].Exists() {
 			return bad(m, "%q belongs to the reference agent; a captured scenario (with \"agent\") cannot have it", m)
 		}
 	}
 	if len(f.Agent.Exec) > 0 && f.Agent.Exec[0] == "" {
 		return bad("agent.exec", "the first element of exec names the program")
 	}
-	if len(f.Agent.Exec) == 0 && root.Get("agent.exec").Exists() {
+	if len(f.Agent.Exec) == 0 && top["agent"].Get("exec").Exists() {
 		return bad("agent.exec", "exec needs at least the program; leave it out for an in-process Go agent")
 	}
 	for _, k := range slices.Sorted(maps.Keys(f.Agent.Env)) {
@@ -181,7 +181,7 @@ func (f *Fixture) validateCaptured() error {
 			return err
 		}
 	}
-	rawRules := root.Get("redact").Array() // found once, as validateOwn finds the turns
+	rawRules := top["redact"].Array()
 	for i, r := range f.Redact {
 		p := fmt.Sprintf("redact[%d]", i)
 		if i < len(rawRules) && !rawRules[i].Get("with").Exists() {

@@ -302,6 +302,17 @@ func presize(f *Fixture, counts []arrayCount) {
 	}
 }
 
+// topMembers returns the top-level members of the JSON object raw by key
+// (the strict decoding has refused duplicate keys).
+func topMembers(raw []byte) map[string]gjson.Result {
+	top := map[string]gjson.Result{}
+	gjson.ParseBytes(raw).ForEach(func(k, v gjson.Result) bool {
+		top[k.String()] = v
+		return true
+	})
+	return top
+}
+
 // validateOwn checks the rules that need no other fixture.
 func (f *Fixture) validateOwn() error {
 	bad := func(path, format string, args ...any) error {
@@ -313,7 +324,10 @@ func (f *Fixture) validateOwn() error {
 	if strings.ContainsAny(f.Description, "\r\n") {
 		return bad("description", "description must be one line")
 	}
-	if gjson.GetBytes(f.raw, "extends").Exists() && !validName(f.Extends) {
+	// The top-level members, found in one pass: a lookup of a member the
+	// file lacks reads the whole file, and validation looks up several.
+	top := topMembers(f.raw)
+	if top["extends"].Exists() && !validName(f.Extends) {
 		// "" included: an absent extends is one left out.
 		return bad("extends", "%q is not a fixture name (want %s; leave extends out to extend nothing)", f.Extends, namePattern)
 	}
@@ -367,7 +381,7 @@ func (f *Fixture) validateOwn() error {
 			return bad(fmt.Sprintf("listeners[%d].registerAt", i), "turn and step count from 1")
 		}
 	}
-	if err := f.validateCaptured(); err != nil {
+	if err := f.validateCaptured(top); err != nil {
 		return err
 	}
 	if len(f.Turns) == 0 && !f.Captured() {
@@ -376,7 +390,7 @@ func (f *Fixture) validateOwn() error {
 	// The turns as the file holds them, found once: a lookup of turn i
 	// from the top of the file would read the turns before it, and the
 	// whole check would grow with the square of the turns.
-	rawTurns := gjson.GetBytes(f.raw, "turns").Array()
+	rawTurns := top["turns"].Array()
 	for i, t := range f.Turns {
 		path := fmt.Sprintf("turns[%d]", i)
 		if t.Resume && i == 0 {
