@@ -253,8 +253,11 @@ func decodeFixture(file string, raw []byte) (*Fixture, error) {
 		// a disagreement between the two, reported as the decoder saw it.
 		return nil, &FixtureError{File: file, Msg: err.Error()}
 	}
+	// The top-level members, found in one pass: a lookup of a member the
+	// file lacks reads the whole file, and validation looks up several.
+	top := topMembers(raw)
 	f.configKeys = map[string]int{}
-	gjson.GetBytes(raw, "config").ForEach(func(k, _ gjson.Result) bool {
+	top["config"].ForEach(func(k, _ gjson.Result) bool {
 		f.configKeys[k.String()]++
 		return true
 	})
@@ -271,7 +274,7 @@ func decodeFixture(file string, raw []byte) (*Fixture, error) {
 			f.listenerFrom[i] = origin{file, fmt.Sprintf("listeners[%d]", i), raw}
 		}
 	}
-	return f, f.validateOwn()
+	return f, f.validateOwn(top)
 }
 
 // presize gives each slice of f the length of its array in the file, so
@@ -313,8 +316,9 @@ func topMembers(raw []byte) map[string]gjson.Result {
 	return top
 }
 
-// validateOwn checks the rules that need no other fixture.
-func (f *Fixture) validateOwn() error {
+// validateOwn checks the rules that need no other fixture; top holds the
+// file's top-level members (topMembers).
+func (f *Fixture) validateOwn(top map[string]gjson.Result) error {
 	bad := func(path, format string, args ...any) error {
 		return errAt(f.File, f.raw, path, format, args...)
 	}
@@ -324,9 +328,6 @@ func (f *Fixture) validateOwn() error {
 	if strings.ContainsAny(f.Description, "\r\n") {
 		return bad("description", "description must be one line")
 	}
-	// The top-level members, found in one pass: a lookup of a member the
-	// file lacks reads the whole file, and validation looks up several.
-	top := topMembers(f.raw)
 	if top["extends"].Exists() && !validName(f.Extends) {
 		// "" included: an absent extends is one left out.
 		return bad("extends", "%q is not a fixture name (want %s; leave extends out to extend nothing)", f.Extends, namePattern)

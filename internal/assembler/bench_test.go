@@ -83,13 +83,18 @@ func prepared(b *testing.B, ts []assembler.Tool) []*assembler.Provider {
 // registration costs (canonicalising the tools is NewProvider's, done
 // once).
 func coldAssemble(b *testing.B, cfg assembler.Config, provs []*assembler.Provider) *assembler.Header {
+	return assembleRead(b, registered(b, cfg, provs))
+}
+
+// registered returns a new service with provs registered.
+func registered(b *testing.B, cfg assembler.Config, provs []*assembler.Provider) *assembler.Service {
 	s := mustNew(b, cfg)
 	for _, p := range provs {
 		if err := s.Register(p); err != nil {
 			b.Fatal(err)
 		}
 	}
-	return assembleRead(b, s)
+	return s
 }
 
 // assembleRead assembles s and reads the header's JSON, as the request
@@ -133,13 +138,7 @@ func cleanTimed(d *time.Duration, f func()) {
 // registration and the sort, what a cold assembly costs before its header
 // writes bytes.
 func coldOrder(b *testing.B, cfg assembler.Config, provs []*assembler.Provider) *assembler.Header {
-	s := mustNew(b, cfg)
-	for _, p := range provs {
-		if err := s.Register(p); err != nil {
-			b.Fatal(err)
-		}
-	}
-	h, err := s.Assemble()
+	h, err := registered(b, cfg, provs).Assemble()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -287,12 +286,7 @@ func BenchmarkLateRegistration(b *testing.B) {
 	all := append(slices.Clone(provs), late)
 	var tLate, tCold time.Duration
 	for b.Loop() {
-		s := mustNew(b, assembler.Config{Model: "m"})
-		for _, p := range provs {
-			if err := s.Register(p); err != nil {
-				b.Fatal(err)
-			}
-		}
+		s := registered(b, assembler.Config{Model: "m"}, provs)
 		if _, err := s.Assemble(); err != nil {
 			b.Fatal(err)
 		}
