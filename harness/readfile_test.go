@@ -108,6 +108,8 @@ func TestFileSizeLimit(t *testing.T) {
 		t.Errorf("Load = %v", err)
 	}
 	opts.MaxFileSize = ByteSize(len(minimalFixture))
+	mustLoad(t, opts) // a file at the limit is read
+	opts.MaxFileSize = 1000
 	s := mustLoad(t, opts)
 	if _, _, err := s.Record(RecordOptions{}); err != nil {
 		t.Fatal(err)
@@ -135,5 +137,43 @@ func TestByteSize(t *testing.T) {
 	}
 	if got := ByteSize(1500).String(); got != "1500B" {
 		t.Errorf("1500 prints as %q", got)
+	}
+}
+
+// TestRecordRefusesUnreadable: a record whose golden log would be larger
+// than the limit replay reads files to writes nothing, rather than a file
+// every later replay refuses as untestable; the same record with a limit
+// that admits the log writes it, and replay reads it back.
+func TestRecordRefusesUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.json"), minimalFixture)
+	// Ten turns log far more bytes than they take in the fixture.
+	turns := strings.Repeat(`{"user": "hi", "replies": [{"text": "hello"}]},`, 10)
+	big := `{"description": "big", "config": {"persona": "P.", "model": "m"}, "turns": [` + strings.TrimSuffix(turns, ",") + `]}`
+	writeFile(t, filepath.Join(dir, "big.json"), big)
+	golden := filepath.Join(dir, "golden")
+	limit := ByteSize(max(len(big), len(minimalFixture)))
+	s := mustLoad(t, Options{Fixtures: dir, Golden: golden, MaxFileSize: limit, Shuffle: -1})
+	_, failed, err := s.Record(RecordOptions{})
+	if err == nil || !strings.Contains(err.Error(), "nothing was written") {
+		t.Fatalf("Record err = %v, want nothing written", err)
+	}
+	if len(failed) != 1 || failed[0].Fixture != "big" || !failed[0].Invalid() {
+		t.Fatalf("failed = %+v, want big alone, invalid", failed)
+	}
+	failureWith(t, failed[0].Failures, CheckInvalid, s.GoldenPath("big"), "not written", "over the limit of "+limit.String(), "-max-file-size")
+	if entries, _ := os.ReadDir(golden); len(entries) != 0 {
+		t.Errorf("golden directory holds %v, want nothing (a.golden fits, but a record writes all or nothing)", entries)
+	}
+
+	s = mustLoad(t, Options{Fixtures: dir, Golden: golden, MaxFileSize: 1 << 20, Shuffle: -1})
+	if _, failed, err := s.Record(RecordOptions{}); err != nil || len(failed) > 0 {
+		t.Fatalf("Record with a higher limit: %v %+v", err, failed)
+	}
+	if size := len(readFile(t, s.GoldenPath("big"))); size <= int(limit) {
+		t.Fatalf("big.golden is %d bytes, not over the first limit %d: the test proves nothing", size, limit)
+	}
+	if fails := replayOne(t, s, "big"); len(fails) > 0 {
+		t.Errorf("replay of what record wrote: %v", fails)
 	}
 }

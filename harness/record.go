@@ -138,10 +138,17 @@ func (s *Suite) record(ctx context.Context, opts RecordOptions, h txnHooks) ([]F
 			failed = append(failed, res)
 			continue
 		}
-		writes = append(writes, FileWrite{Path: s.goldenPath(f.Name), Data: out.Golden})
-		writes = append(writes, out.extra...)
+		files := append([]FileWrite{{Path: s.goldenPath(f.Name), Data: out.Golden}}, out.extra...)
 		if f.Pin {
-			writes = append(writes, FileWrite{Path: s.systemPath(f.Name), Data: out.System}, FileWrite{Path: s.toolsPath(f.Name), Data: out.Tools})
+			files = append(files, FileWrite{Path: s.systemPath(f.Name), Data: out.System}, FileWrite{Path: s.toolsPath(f.Name), Data: out.Tools})
+		}
+		if fails := s.unreadable(files); fails != nil {
+			res.Failures = fails
+			failed = append(failed, res)
+			continue
+		}
+		writes = append(writes, files...)
+		if f.Pin {
 			continue
 		}
 		// Sidecars of a fixture no longer pinned are what replay would
@@ -267,6 +274,20 @@ func (s *Suite) record(ctx context.Context, opts RecordOptions, h txnHooks) ([]F
 		return nil, nil, err
 	}
 	return changes, nil, nil
+}
+
+// unreadable returns a failure for each file of files larger than the
+// limit replay and record read a file to (Options.MaxFileSize): written,
+// it would make every later replay of its fixture fail as untestable.
+func (s *Suite) unreadable(files []FileWrite) []Failure {
+	var fails []Failure
+	for _, w := range files {
+		if limit := s.opts.maxFileSize(); int64(len(w.Data)) > int64(limit) {
+			fails = append(fails, Failure{Check: CheckInvalid, File: w.Path,
+				Msg: fmt.Sprintf("not written: replay could not read it back: %v", tooLarge(int64(len(w.Data)), limit))})
+		}
+	}
+	return fails
 }
 
 // rollBackFirst rolls back the journal a killed record left, under the
