@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -151,6 +152,17 @@ func Environ(base []string, env map[string]string, unset ...string) []string {
 	return out
 }
 
+// program returns the program to start for argv0. A bare name is looked
+// up in the PATH the agent gets when Env sets one, as a shell, env(1) or
+// a spawn from Node or Python would, not in this process's PATH.
+func program(argv0, dir string, env map[string]string) (string, error) {
+	path, ok := env["PATH"]
+	if !ok || strings.ContainsRune(argv0, '/') || strings.ContainsRune(argv0, filepath.Separator) {
+		return argv0, nil
+	}
+	return lookPathIn(argv0, path, dir)
+}
+
 // drainWait is how long Run waits, once the agent has exited and its
 // process group is killed, for the end of its stderr before it looks
 // again: while the group still has members (slow to die) it waits on, up
@@ -181,7 +193,12 @@ func Run(ctx context.Context, c Command) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
-	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
+	name, err := program(c.Argv[0], c.Dir, c.Env)
+	if err != nil {
+		return &ExecError{Argv: c.Argv, Err: err, NotStarted: true}
+	}
+	cmd := exec.Command(name, c.Argv[1:]...)
+	cmd.Args[0] = c.Argv[0] // the name as given, not as found
 	cmd.Dir = c.Dir
 	cmd.Env = Environ(os.Environ(), c.Env, c.Unset...)
 	// stderr is a pipe of Run's own, not one exec.Cmd copies from: Wait

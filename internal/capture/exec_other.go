@@ -6,6 +6,11 @@ import "os/exec"
 
 func setGroup(*exec.Cmd) {}
 
+// lookPathIn leaves file to exec.Command, which looks it up in this
+// process's PATH: the rules of a Windows lookup (PATHEXT, the current
+// directory first) are not repeated here.
+func lookPathIn(file, _, _ string) (string, error) { return file, nil }
+
 // stopped says how a run was stopped at its timeout.
 const stopped = "it was killed"
 

@@ -265,3 +265,41 @@ func TestEnviron(t *testing.T) {
 		t.Errorf("Environ = %q, want %q", got, want)
 	}
 }
+
+// TestRunLooksUpTheAgentsPATH: a bare program name is looked up in the
+// PATH the agent's environment sets, as a shell would start it, with
+// relative entries taken from the agent's directory and files that are
+// not executable passed over; not found there, it is not started, and the
+// message names that PATH.
+func TestRunLooksUpTheAgentsPATH(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"bin", "other"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const name = "headergold-test-agent"
+	if err := os.WriteFile(filepath.Join(dir, "other", name), []byte("#!/bin/sh\necho wrong > ran\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bin", name), []byte("#!/bin/sh\necho right > ran\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{
+		filepath.Join(dir, "other") + string(filepath.ListSeparator) + filepath.Join(dir, "bin"),
+		"other" + string(filepath.ListSeparator) + "bin", // relative to Dir
+	} {
+		os.Remove(filepath.Join(dir, "ran"))
+		if err := Run(context.Background(), Command{Argv: []string{name}, Dir: dir, Env: map[string]string{"PATH": path}}); err != nil {
+			t.Fatalf("PATH=%s: %v", path, err)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "ran")); err != nil || string(b) != "right\n" {
+			t.Errorf("PATH=%s: ran %q, %v; want the executable in bin", path, b, err)
+		}
+	}
+	err := Run(context.Background(), Command{Argv: []string{name}, Dir: dir, Env: map[string]string{"PATH": filepath.Join(dir, "other")}})
+	var ee *ExecError
+	if !errors.As(err, &ee) || !ee.NotStarted || !strings.Contains(err.Error(), filepath.Join(dir, "other")) {
+		t.Errorf("Run with no executable on the agent's PATH = %v, want not started, naming that PATH", err)
+	}
+}

@@ -4,9 +4,29 @@ package capture
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 )
+
+// lookPathIn finds the executable file in the directories of path, a
+// PATH value, as execvp does: an empty entry is the working directory,
+// and relative entries are relative to dir, where the agent starts. The
+// result is absolute.
+func lookPathIn(file, path, dir string) (string, error) {
+	for _, d := range filepath.SplitList(path) {
+		p := filepath.Join(d, file) // an empty d leaves file: the working directory
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return filepath.Abs(p)
+		}
+	}
+	return "", fmt.Errorf("exec: %q: executable file not found in the PATH the agent's environment sets (%s)", file, path)
+}
 
 // setGroup starts the command in a process group of its own, so that a
 // timeout can kill everything it started.
