@@ -565,6 +565,17 @@ func TestRedactionBeforeLogging(t *testing.T) {
 	}
 }
 
+// A rule whose path can reach nothing in the run's format says what to
+// write instead: the system part of an OpenAI Chat body is messages.
+func TestUnmatchedRuleSaysWhy(t *testing.T) {
+	s := start(t, text("ok"))
+	post(t, s.URL(), "/v1/chat/completions", []byte(`{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"u"}]}`))
+	_, err := BuildLog(s.Requests(), []wire.Reply{text("ok")}, []redact.Rule{{Path: "system", With: "x"}})
+	if err == nil || !strings.Contains(err.Error(), `redact[0] (path "system") matched nothing`) || !strings.Contains(err.Error(), "name one, as in system.0.content") {
+		t.Errorf("BuildLog = %v", err)
+	}
+}
+
 func TestRebuildDetectsATamperedLog(t *testing.T) {
 	body := []byte(`{"model":"m","tools":[{"name":"a"}],"messages":[],"max_tokens":5}`)
 	log := roundTrip(t, wire.Anthropic, [][]byte{body})

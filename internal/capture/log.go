@@ -26,13 +26,19 @@ const (
 
 // RuleError reports a redaction rule that matched nothing in a run.
 type RuleError struct {
-	Index int // 0-based index in the scenario's redact list
-	Rule  redact.Rule
+	Index  int // 0-based index in the scenario's redact list
+	Rule   redact.Rule
+	Format wire.Format // of the run's requests
 }
 
-// Error names the rule.
+// Error names the rule, and says why it cannot match where its path
+// reaches no value of the run's format.
 func (e *RuleError) Error() string {
-	return fmt.Sprintf("redact[%d] (%s) matched nothing in any request of this run; an explicit rule that matches nothing is an error", e.Index, e.Rule)
+	msg := fmt.Sprintf("redact[%d] (%s) matched nothing in any request of this run; an explicit rule that matches nothing is an error", e.Index, e.Rule)
+	if why := e.Rule.Reaches(e.Format); why != nil {
+		msg += ": " + why.Error()
+	}
+	return msg
 }
 
 // Built is what [BuildLog] writes.
@@ -97,7 +103,7 @@ func BuildLog(reqs []Request, replies []wire.Reply, rules []redact.Rule) (*Built
 	}
 	for i, n := range hits {
 		if n == 0 {
-			return nil, &RuleError{Index: i, Rule: rules[i]}
+			return nil, &RuleError{Index: i, Rule: rules[i], Format: format}
 		}
 	}
 	log, templated := make([]byte, 0, logLen), make([]byte, 0, templatedLen)

@@ -51,15 +51,62 @@ func (r Rule) Check() error {
 	if slices.Contains(strings.Split(r.Path, "."), "") {
 		return fmt.Errorf("%s: a path has no empty component (two dots, or a dot at an end)", r)
 	}
-	head, _, _ := strings.Cut(r.Path, ".")
+	head, rest, _ := strings.Cut(r.Path, ".")
 	switch head {
 	case "config", "system", "tools":
-		if head == "config" && !strings.Contains(r.Path, ".") {
+		if head == "config" && rest == "" {
 			return fmt.Errorf("%s: name a member of config, as in config.metadata.user_id", r)
+		}
+		if head == "config" {
+			return checkConfigKey(r, firstKey(rest))
 		}
 		return nil
 	}
 	return fmt.Errorf("%s: a header path starts with config, system or tools", r)
+}
+
+// checkConfigKey refuses a config path whose member is, in a wire format,
+// not part of the config: a path there would reach the conversation or
+// another part of the header.
+func checkConfigKey(r Rule, key string) error {
+	var in []string
+	for _, f := range wire.Formats {
+		if !wire.InConfig(f, key) {
+			in = append(in, string(f))
+		}
+	}
+	if in == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %q is not a member of the header's config (in %s bodies it is the conversation, the system part, the tools or a stream flag); "+
+		"a header path starts with config, system or tools, and a regex rule reaches the conversation", r, key, strings.Join(in, ", "))
+}
+
+// firstKey returns the first key of a gjson path, its escapes removed.
+func firstKey(path string) string {
+	var b strings.Builder
+	for i := 0; i < len(path); i++ {
+		switch c := path[i]; {
+		case c == '\\' && i+1 < len(path):
+			i++
+			b.WriteByte(path[i])
+		case c == '.':
+			return b.String()
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// Reaches explains why r's path can reach no value of a body of format f,
+// or returns nil: for a rule that matched nothing, it says what to write
+// instead.
+func (r Rule) Reaches(f wire.Format) error {
+	if r.Regex == nil && r.Path == "system" && f == wire.OpenAIChat {
+		return fmt.Errorf("the system part of an %s body is its leading system and developer messages, not one value: name one, as in system.0.content", f)
+	}
+	return nil
 }
 
 // Apply applies every rule to a request body of format f and adds to
@@ -120,6 +167,10 @@ func atPath(body []byte, f wire.Format, r Rule) ([]byte, int) {
 	if !v.Exists() || v.Index <= 0 || v.Index+len(v.Raw) > len(body) {
 		return body, 0
 	}
+	if strings.HasPrefix(r.Path, "config.") && !wire.InConfig(f, memberAt(body, v.Index)) {
+		// A wildcard can reach past the config's members.
+		return body, 0
+	}
 	if f == wire.OpenAIChat && strings.HasPrefix(r.Path, "system.") && !isLeadingSystem(body, r.Path) {
 		return body, 0
 	}
@@ -128,6 +179,20 @@ func atPath(body []byte, f wire.Format, r Rule) ([]byte, int) {
 	out = append(out, body[:v.Index]...)
 	out = append(out, with...)
 	return append(out, body[v.Index+len(v.Raw):]...), 1
+}
+
+// memberAt returns the key of the top-level member of body whose value
+// holds offset i.
+func memberAt(body []byte, i int) string {
+	key := ""
+	gjson.ParseBytes(body).ForEach(func(k, v gjson.Result) bool {
+		if v.Index <= i && i < v.Index+len(v.Raw) {
+			key = k.String()
+			return false
+		}
+		return true
+	})
+	return key
 }
 
 // isLeadingSystem reports whether system.N of an OpenAI Chat body names

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/headergold/headergold/internal/wire"
@@ -60,6 +61,13 @@ func TestRuleCheck(t *testing.T) {
 		{Rule{Path: "config.model"}, true}, {Rule{Path: "system"}, true}, {Rule{Path: "tools.3.name"}, true}, {Rule{Regex: re}, true},
 		{Rule{}, false}, {Rule{Path: "config"}, false}, {Rule{Path: "messages.0"}, false}, {Rule{Path: "x", Regex: re}, false},
 		{Rule{Path: "config..model"}, false}, {Rule{Path: "config.model."}, false}, {Rule{Path: ".config.model"}, false},
+		// A config path reaches config members only: in some format each
+		// of these is the conversation, the system part, the tools or a
+		// stream flag. An escaped dot is part of a key.
+		{Rule{Path: "config.messages.0.content"}, false}, {Rule{Path: "config.system"}, false}, {Rule{Path: "config.tools.0.name"}, false},
+		{Rule{Path: "config.input"}, false}, {Rule{Path: "config.contents"}, false}, {Rule{Path: "config.stream"}, false},
+		{Rule{Path: "config.instructions"}, false}, {Rule{Path: "config.systemInstruction.parts"}, false},
+		{Rule{Path: `config.messages\.x`}, true}, {Rule{Path: "config.metadata.messages"}, true},
 	} {
 		if err := c.r.Check(); (err == nil) != c.ok {
 			t.Errorf("%v.Check() = %v", c.r, err)
@@ -147,5 +155,40 @@ func TestApplyAddsToHits(t *testing.T) {
 	}
 	if hits[0] != 7 || hits[1] != 11 {
 		t.Errorf("hits after two bodies = %v, want [7 11] (5+1+1 and 7+2+2)", hits)
+	}
+}
+
+// A wildcard in a config path that reaches past the config's members
+// (here the conversation) changes nothing; one that stays in the config
+// redacts there.
+func TestPathRulesConfigWildcardStaysInConfig(t *testing.T) {
+	const body = `{"metadata":{"user_id":"u1"},"messages":[{"role":"user","content":"c"}]}`
+	for path, want := range map[string]string{
+		"config.mess*.0.content": body,
+		"config.meta*.user_id":   `{"metadata":{"user_id":"X"},"messages":[{"role":"user","content":"c"}]}`,
+	} {
+		hits := make([]int, 1)
+		if got := Apply([]byte(body), wire.Anthropic, []Rule{{Path: path, With: "X"}}, hits); string(got) != want {
+			t.Errorf("%s = %s, want %s", path, got, want)
+		}
+	}
+}
+
+// Reaches says what to write instead of the bare path "system" for an
+// OpenAI Chat body, where the system part is several messages, and has
+// nothing to say where a path can match.
+func TestReaches(t *testing.T) {
+	if err := (Rule{Path: "system"}).Reaches(wire.OpenAIChat); err == nil || !strings.Contains(err.Error(), "system.0.content") {
+		t.Errorf("system in openai-chat: %v", err)
+	}
+	for _, f := range wire.Formats {
+		for _, r := range []Rule{{Path: "system.0.content"}, {Path: "config.model"}, {Regex: regexp.MustCompile("system")}} {
+			if err := r.Reaches(f); err != nil {
+				t.Errorf("%s in %s: %v", r, f, err)
+			}
+		}
+		if err := (Rule{Path: "system"}).Reaches(f); (err != nil) != (f == wire.OpenAIChat) {
+			t.Errorf("system in %s: %v", f, err)
+		}
 	}
 }

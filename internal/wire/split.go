@@ -147,6 +147,11 @@ func roleOf(f Format, key string) role {
 	return roleConfig
 }
 
+// InConfig reports whether the top-level member key of a body of format
+// f is part of the header's config: not the conversation, the system
+// part, the tools or a stream flag.
+func InConfig(f Format, key string) bool { return roleOf(f, key) == roleConfig }
+
 // isSpace reports JSON whitespace.
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
