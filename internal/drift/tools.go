@@ -1,7 +1,6 @@
 package drift
 
 import (
-	"bytes"
 	"fmt"
 	"maps"
 	"slices"
@@ -324,13 +323,15 @@ func (w *walker) toolList(comps []string, a, b gjson.Result) {
 	}
 }
 
-// matchTools matches the tools of two lists: by name, and among tools
-// that share a name (on either side), first those of equal value
-// (canonical bytes, key order ignored), each A tool with the first
-// unmatched equal B tool, then the rest in order, the k-th left of a name
-// in A with the k-th left in B. So two same-named tools that swap places
-// are a reorder, and removing one of them removes that one. It returns
-// each tool's match on the other side, -1 for none.
+// matchTools matches the tools of two lists along the cheapest edit
+// script between them (see align), then what that left by name: a tool
+// of a name that one tool on each side has, equal tools in order (one
+// that moved), the rest at their own position, then in order. Values are
+// equal when their canonical bytes are (key order ignored). So two
+// same-named tools that swap places are a reorder, removing one of them
+// removes that one, and adding or removing a tool moves none of the
+// others, however many of them are equal. It returns each tool's match
+// on the other side, -1 for none.
 func matchTools(ua, ub []unit, na, nb []string) (matchA, matchB []int) {
 	matchA, matchB = make([]int, len(na)), make([]int, len(nb))
 	for i := range matchA {
@@ -339,68 +340,149 @@ func matchTools(ua, ub []unit, na, nb []string) (matchA, matchB []int) {
 	for j := range matchB {
 		matchB[j] = -1
 	}
-	inB := map[string][]int{}
-	for j, n := range nb {
-		inB[n] = append(inB[n], j)
+	pair := func(i, j int) { matchA[i], matchB[j] = j, i }
+	// The common head and tail, equal byte for byte, pair first.
+	lo, hiA, hiB := 0, len(na), len(nb)
+	for lo < hiA && lo < hiB && ua[lo].val.Raw == ub[lo].val.Raw {
+		pair(lo, lo)
+		lo++
 	}
-	inA := map[string]int{}
-	for _, n := range na {
-		inA[n]++
+	for hiA > lo && hiB > lo && ua[hiA-1].val.Raw == ub[hiB-1].val.Raw {
+		hiA, hiB = hiA-1, hiB-1
+		pair(hiA, hiB)
 	}
-	canonical := func(u unit) []byte {
+	canonical := func(u unit) string {
 		c, err := canon.AppendSorted(nil, []byte(u.val.Raw))
 		if err != nil {
-			return []byte(u.val.Raw)
+			return u.val.Raw
 		}
-		return c
+		return string(c)
 	}
-	canonA, canonB := map[int][]byte{}, map[int][]byte{}
-	same := func(i, j int) bool {
-		ci, ok := canonA[i]
-		if !ok {
-			ci = canonical(ua[i])
-			canonA[i] = ci
-		}
-		cj, ok := canonB[j]
-		if !ok {
-			cj = canonical(ub[j])
-			canonB[j] = cj
-		}
-		return bytes.Equal(ci, cj)
+	valA, valB := make([]string, len(na)), make([]string, len(nb))
+	for i := lo; i < hiA; i++ {
+		valA[i] = canonical(ua[i])
 	}
-	var shared []int // tools of A whose name another tool shares
-	for i, n := range na {
-		switch q := inB[n]; {
-		case len(q) == 0:
-		case len(q) == 1 && inA[n] == 1:
-			matchA[i], matchB[q[0]] = q[0], i
-		default:
-			shared = append(shared, i)
+	for j := lo; j < hiB; j++ {
+		valB[j] = canonical(ub[j])
+	}
+	same := func(i, j int) bool { return valA[i] == valB[j] }
+	// A tool may be taken for one that changed only where its value is
+	// one more often on its side than on the other: a tool with an equal
+	// counterpart there moved, if anything.
+	excess := map[string]int{}
+	for i := lo; i < hiA; i++ {
+		excess[valA[i]]++
+	}
+	for j := lo; j < hiB; j++ {
+		excess[valB[j]]--
+	}
+	align(hiA-lo, hiB-lo, func(x, y int) (change, equal bool) {
+		i, j := lo+x, lo+y
+		if na[i] != nb[j] {
+			return false, false
+		}
+		if same(i, j) {
+			return false, true
+		}
+		return excess[valA[i]] > 0 && excess[valB[j]] < 0, false
+	}, func(x, y int) { pair(lo+x, lo+y) })
+
+	inB := map[string][]int{} // unmatched B tools by name, in order
+	for j := lo; j < hiB; j++ {
+		if matchB[j] < 0 {
+			inB[nb[j]] = append(inB[nb[j]], j)
 		}
 	}
-	// Tools sharing a name are matched first with an equal tool at their
-	// own position, then with an equal one anywhere, then with what is
-	// left in order, at their own position first: a tool that stayed
-	// where it was is never taken for one that moved.
+	inA := map[string]int{}
+	for i := lo; i < hiA; i++ {
+		if matchA[i] < 0 {
+			inA[na[i]]++
+		}
+	}
 	for _, pass := range []func(i, j int) bool{
-		func(i, j int) bool { return i == j && same(i, j) },
+		func(i, j int) bool { return inA[na[i]] == 1 && len(inB[na[i]]) == 1 },
 		same,
 		func(i, j int) bool { return i == j },
 		func(int, int) bool { return true },
 	} {
-		for _, i := range shared {
+		for i := lo; i < hiA; i++ {
 			if matchA[i] >= 0 {
 				continue
 			}
 			for _, j := range inB[na[i]] {
 				if matchB[j] < 0 && pass(i, j) {
-					matchA[i], matchB[j] = j, i
+					pair(i, j)
 					break
 				}
 			}
 		}
 	}
 	return matchA, matchB
+}
+
+// Costs of align's edit script: a tool taken for one that changed costs
+// less than leaving both for later, so a tool whose description changed
+// in place is a change, not a move.
+const (
+	costChange = 3
+	costLeave  = 2
+	// maxAlignCells bounds align's table: lists that differ over more
+	// than that are matched by matchTools's later passes alone.
+	maxAlignCells = 1 << 20
+)
+
+// align pairs, along an edit script of least cost, tools 0…n-1 of A with
+// tools 0…m-1 of B. cmp says whether two tools are equal, which pairs
+// them at no cost, or else whether one may be taken for the other
+// changed, at costChange; a tool left unpaired costs costLeave. Among
+// scripts of one cost it takes, from the end, a pair, then leaves A's
+// tool. (Which of several equal tools is the one removed or added is not
+// for it to say: they cannot be told apart.)
+func align(n, m int, cmp func(x, y int) (change, equal bool), pair func(x, y int)) {
+	rows, cols := n+1, m+1
+	if n == 0 || m == 0 || rows*cols > maxAlignCells {
+		return
+	}
+	// step returns the cost of pairing A's x-1 with B's y-1, or -1 where
+	// they do not pair.
+	step := func(x, y int) int32 {
+		switch c, e := cmp(x-1, y-1); {
+		case e:
+			return 0
+		case c:
+			return costChange
+		}
+		return -1
+	}
+	cost := make([]int32, rows*cols)
+	for x := range rows {
+		for y := range cols {
+			switch {
+			case x == 0:
+				cost[y] = int32(y * costLeave)
+			case y == 0:
+				cost[x*cols] = int32(x * costLeave)
+			default:
+				c := min(cost[(x-1)*cols+y], cost[x*cols+y-1]) + costLeave
+				if s := step(x, y); s >= 0 {
+					c = min(c, cost[(x-1)*cols+y-1]+s)
+				}
+				cost[x*cols+y] = c
+			}
+		}
+	}
+	for x, y := n, m; x > 0 && y > 0; {
+		c := cost[x*cols+y]
+		switch s := step(x, y); {
+		case s >= 0 && c == cost[(x-1)*cols+y-1]+s:
+			pair(x-1, y-1)
+			x, y = x-1, y-1
+		case c == cost[(x-1)*cols+y]+costLeave:
+			x--
+		default:
+			y--
+		}
+	}
 }
 
 // inOrder reports whether every tool of A is matched with the tool at

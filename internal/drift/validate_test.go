@@ -177,6 +177,73 @@ func TestSameNamedTools(t *testing.T) {
 	// encoding.
 	res = compareBytes(t, body(web, docs), body(`{"description":"docs","name":"search"}`, web), Options{})
 	checkDrift(t, res, 1, "tools.0", Reorder, Encoding)
+	// A tool added before or removed from among equal tools moves none
+	// of them.
+	g, a, b := `{"name":"g"}`, `{"name":"a"}`, `{"name":"b"}`
+	checkDrift(t, compareBytes(t, body(a, a), body(g, a, a), Options{}), 1, "tools.0", Added)
+	checkDrift(t, compareBytes(t, body(g, a, a), body(a, a), Options{}), 1, "tools.0", Removed)
+	checkDrift(t, compareBytes(t, body(a, a, b, b), body(a, b, b), Options{}), 1, "tools.1", Removed)
+	checkDrift(t, compareBytes(t, body(docs, docs), body(web, docs, docs), Options{}), 1, "tools.0", Added)
+	checkDrift(t, compareBytes(t, body(docs, g, docs), body(docs, g, docs, docs), Options{}), 1, "tools.3", Added)
+	// A tool changed in place into an equal of the one before it is a
+	// change, not that one moving, where neither end of the lists is
+	// the same.
+	checkDrift(t, compareBytes(t, body(a, docs, web), body(b, docs, docs), Options{}), 1, "tools.0", Added, Removed, Content)
+}
+
+// TestToolEditsAreNotMoves: on random tool lists where names and values
+// repeat, inserting one tool anywhere is found as that tool added and
+// nothing else, removing one as removed, and changing one tool's
+// description in place as content: no edit that moves nothing is taken
+// for a reorder, however many tools equal each other. And the same tools
+// shuffled are a reorder alone: no moved tool is taken for a change.
+func TestToolEditsAreNotMoves(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	type tool struct{ name, description string }
+	body := func(tools []tool) []byte {
+		var b strings.Builder
+		for i, t := range tools {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"name":%q,"description":%q}`, t.name, t.description)
+		}
+		return []byte(`{"model":"claude-sonnet-4-5","system":"S","tools":[` + b.String() + `],"messages":[{"role":"user","content":"hi"}]}` + "\n")
+	}
+	// Few names and descriptions: most tools share a name, many are equal.
+	random := func() tool { return tool{string(rune('a' + rng.IntN(3))), string(rune('x' + rng.IntN(2)))} }
+	for range 300 {
+		a := make([]tool, 1+rng.IntN(7))
+		for i := range a {
+			a[i] = random()
+		}
+		b := slices.Insert(slices.Clone(a), rng.IntN(len(a)+1), random())
+		for _, c := range []struct {
+			a, b []tool
+			kind Kind
+		}{{a, b, Added}, {b, a, Removed}} {
+			if d := compareBytes(t, body(c.a), body(c.b), Options{}).First; d == nil || !slices.Equal(d.Kinds, []Kind{c.kind}) {
+				t.Fatalf("%v against %v: %+v, want %s alone", c.a, c.b, d, c.kind)
+			}
+		}
+		// The same tools in another order moved, and nothing else.
+		shuffled := slices.Clone(b)
+		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		if res := compareBytes(t, body(b), body(shuffled), Options{}); !slices.Equal(b, shuffled) && (res.First == nil || !slices.Equal(res.First.Kinds, []Kind{Reorder})) {
+			t.Fatalf("%v against %v: %+v, want reorder alone", b, shuffled, res.First)
+		}
+		// A description changed in place, to a new one or to the other
+		// one (which other tools may have), is a change of that tool.
+		k := rng.IntN(len(a))
+		other := map[string]string{"x": "y", "y": "x"}[a[k].description]
+		for _, to := range []string{"new", other} {
+			changed := slices.Clone(a)
+			changed[k].description = to
+			if d := compareBytes(t, body(a), body(changed), Options{}).First; d == nil || !slices.Equal(d.Kinds, []Kind{Content}) || d.Path != fmt.Sprintf("tools.%d.description", k) {
+				t.Fatalf("%v against %v: %+v, want content at tools.%d.description", a, changed, d, k)
+			}
+		}
+	}
 }
 
 // TestConfigEncodingPrice: a config written with other bytes but the
