@@ -56,17 +56,17 @@ func listUnits(arr gjson.Result) (units []unit, groups []string) {
 }
 
 // geminiUnits flattens Gemini's tools: the function declarations of every
-// entry, in order, each a unit, and every other member of an entry that
-// has declarations (a built-in tool beside them) a unit named by its key,
-// the members of an entry taken in key order; an entry without
-// declarations ({"googleSearch":{}}) is one unit. groups describes how the
-// units are grouped into entries, one string per entry, so that two lists
-// of the same tools grouped differently can be told.
+// entry, in order, each a unit, and every other member of an entry (a
+// built-in tool, {"googleSearch":{}}) a unit named by its key, the
+// members of an entry taken in key order, so that an entry of two
+// built-in tools holds the same two tools in either key order. groups
+// describes how the units are grouped into entries, one string per entry,
+// so that two lists of the same tools grouped differently can be told.
 func geminiUnits(arr gjson.Result) (units []unit, groups []string) {
 	g := 0
 	arr.ForEach(func(_, entry gjson.Result) bool {
 		ms, _ := members(entry)
-		if !entry.IsObject() || !slices.ContainsFunc(ms, func(m member) bool { return isDeclarations(m) }) {
+		if !entry.IsObject() {
 			units = append(units, unit{val: entry, path: []string{strconv.Itoa(g)}, name: toolName(entry, g), group: g})
 			groups = append(groups, "tool")
 			g++
@@ -90,7 +90,11 @@ func geminiUnits(arr gjson.Result) (units []unit, groups []string) {
 				sig.WriteString(strconv.Quote(m.key.Str))
 			}
 			if !isDeclarations(m) {
-				units = append(units, unit{val: m.val, path: []string{strconv.Itoa(g), key}, name: m.key.Str, group: g, rank: rank})
+				path := []string{strconv.Itoa(g), key}
+				if len(ms) == 1 {
+					path = path[:1] // the entry is the tool
+				}
+				units = append(units, unit{val: m.val, path: path, name: m.key.Str, group: g, rank: rank})
 				rank++
 				sig.WriteString(":tool,")
 				continue
@@ -211,6 +215,16 @@ func (w *walker) toolList(comps []string, a, b gjson.Result) {
 			// Only the bytes around the tools differ: spacing, or for
 			// Gemini the key order or spacing of a tools entry.
 			w.value(comps, a, b, "")
+		}
+		return
+	}
+	if gemini && len(na) == len(nb) && !slices.Contains(matchA, -1) && !sameElements(groupsA, groupsB) {
+		// The same tools, grouped into other entries: the order of the
+		// tools of one entry is its key order, so the flattened order
+		// says nothing of a move.
+		w.regrouped(comps, a, b, groupsA, groupsB)
+		for i, j := range matchA {
+			w.unit(comps, ua[i], ub[j])
 		}
 		return
 	}
@@ -341,20 +355,22 @@ func matchTools(ua, ub []unit, na, nb []string) (matchA, matchB []int) {
 		matchB[j] = -1
 	}
 	pair := func(i, j int) { matchA[i], matchB[j] = j, i }
-	// The common head and tail, equal byte for byte, pair first.
+	// The common head and tail, equal byte for byte, pair first. (A
+	// Gemini built-in tool's value is the value of its key, so the name
+	// is compared too.)
 	lo, hiA, hiB := 0, len(na), len(nb)
-	for lo < hiA && lo < hiB && ua[lo].val.Raw == ub[lo].val.Raw {
+	for lo < hiA && lo < hiB && na[lo] == nb[lo] && ua[lo].val.Raw == ub[lo].val.Raw {
 		pair(lo, lo)
 		lo++
 	}
-	for hiA > lo && hiB > lo && ua[hiA-1].val.Raw == ub[hiB-1].val.Raw {
+	for hiA > lo && hiB > lo && na[hiA-1] == nb[hiB-1] && ua[hiA-1].val.Raw == ub[hiB-1].val.Raw {
 		hiA, hiB = hiA-1, hiB-1
 		pair(hiA, hiB)
 	}
 	canonical := func(u unit) string {
-		c, err := canon.AppendSorted(nil, []byte(u.val.Raw))
+		c, err := canon.AppendSorted([]byte(u.name+"\x00"), []byte(u.val.Raw))
 		if err != nil {
-			return u.val.Raw
+			return u.name + "\x00" + u.val.Raw
 		}
 		return string(c)
 	}
@@ -563,6 +579,12 @@ func (w *walker) regrouped(comps []string, a, b gjson.Result, groupsA, groupsB [
 	path := child(comps, strconv.Itoa(g))
 	w.emit(path, Diff{Kind: Content, Note: "grouping", OffsetA: oa, OffsetB: ob})
 	w.setContent(path, ea, eb, "")
+}
+
+// sameElements reports whether a and b hold the same strings as often,
+// in any order.
+func sameElements(a, b []string) bool {
+	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
 }
 
 // increasing marks a longest strictly increasing subsequence of seq.

@@ -163,6 +163,18 @@ func TestBodyParts(t *testing.T) {
 			`{"contents":[],"tools":[{"googleSearch":{}},{"codeExecution":{}}]}`,
 			`{"contents":[],"tools":[{"codeExecution":{}},{"googleSearch":{}}]}`,
 			"tools.0", "tools.0", []Kind{Reorder}},
+		// An entry of two built-in tools holds the same two in either
+		// key order.
+		{"gemini built-in tools of one entry, key order",
+			`{"contents":[],"tools":[{"codeExecution":{},"googleSearch":{}}]}`,
+			`{"contents":[],"tools":[{"googleSearch":{},"codeExecution":{}}]}`,
+			"tools.0", "tools.0", []Kind{Encoding}},
+		// The same tools in other entries are grouped otherwise, whatever
+		// order the key order of the merged entry gives them.
+		{"gemini built-in tool regrouped",
+			`{"contents":[],"tools":[{"googleSearch":{}},{"functionDeclarations":[{"name":"a"},{"name":"b"}]}]}`,
+			`{"contents":[],"tools":[{"googleSearch":{},"functionDeclarations":[{"name":"a"},{"name":"b"}]}]}`,
+			"tools.0", "tools.0", []Kind{Content}},
 		{"stream flag ignored, model not",
 			`{"model":"a","messages":[],"stream":true}`, `{"model":"b","messages":[]}`,
 			"config.model", "model", []Kind{Content}},
