@@ -265,6 +265,9 @@ func SplitAfter(body []byte, f Format, last *Parts) (*Parts, error) {
 		return nil, errors.New("the body is only whitespace; a JSON object was expected")
 	}
 	if src[0] != '{' {
+		if bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
+			return nil, errors.New("the body starts with a UTF-8 byte-order mark, which JSON does not allow")
+		}
 		// Not validated further: a hostile deep array must cost nothing.
 		return nil, errors.New("the body is not a JSON object")
 	}

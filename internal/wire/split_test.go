@@ -148,6 +148,7 @@ func TestSplitRejects(t *testing.T) {
 		``:                          "the body is empty",
 		" \n":                       "only whitespace",
 		`{"system":"a","system":1}`: "twice",
+		"\xef\xbb\xbf{}":            "byte-order mark",
 	} {
 		if _, err := Split([]byte(body), Anthropic); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Split(%q) = %v, want an error with %q", body, err, want)
