@@ -66,8 +66,11 @@ type Agent struct {
 	// under: copied once per header rather than once per step.
 	deps   assembler.Deps
 	depsOf *assembler.Header
-	policy string
-	ledger *ledger // tool calls completed so far in the session
+	// offered are the tool names of depsOf: a call to any other tool is
+	// answered as unknown, not run.
+	offered map[string]bool
+	policy  string
+	ledger  *ledger // tool calls completed so far in the session
 }
 
 // New builds the system-prompt service from cfg and an agent around it.
@@ -262,6 +265,10 @@ func (a *Agent) runBatch(ctx context.Context, turn, step int, calls []ToolCall, 
 	}
 	if h != a.depsOf {
 		a.deps, a.depsOf = h.Deps(), h
+		a.offered = make(map[string]bool, h.NumTools())
+		for _, n := range h.ToolNames() {
+			a.offered[n] = true
+		}
 	}
 	deps := a.deps
 	names := make([]string, len(calls))
@@ -281,6 +288,12 @@ func (a *Agent) runBatch(ctx context.Context, turn, step int, calls []ToolCall, 
 	}
 	for _, i := range order {
 		c := calls[i]
+		if !a.offered[c.Name] {
+			// The model saw no such tool: an agent runs only what it
+			// offered.
+			result(c, fmt.Sprintf("unknown tool %s: not among the tools of this request", c.Name), true, false)
+			continue
+		}
 		if dep := a.ledger.missing(c.Name, deps); dep != "" {
 			result(c, fmt.Sprintf("not run: %s depends on %s, which has not completed successfully (edge %s)",
 				c.Name, dep, Edge{c.Name, dep}), true, false)

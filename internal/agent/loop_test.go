@@ -627,3 +627,32 @@ func TestResumeLiveLogAsParsedCopy(t *testing.T) {
 		t.Errorf("last event %q, want turn 3 completed", got)
 	}
 }
+
+// TestUnofferedToolCallIsNotRun: a call to a tool the request did not
+// offer (a misspelt name, a tool of another host) is answered with an
+// error result and not run, even when a result was scripted for it; the
+// other calls of the batch run.
+func TestUnofferedToolCallIsNotRun(t *testing.T) {
+	sc := agent.NewScripted(
+		toolsReply(call("c1", "read_fil", `{"path":"a.go"}`), call("c2", "read_file", `{"path":"b.go"}`)),
+		text("Done."),
+	)
+	sc.SetResult("c1", agent.ToolResult{Output: "ran anyway"})
+	sc.SetResult("c2", agent.ToolResult{Output: "package b\n"})
+	a := newAgent(t, agent.Config{Model: "m-1"}, agent.Options{Adapter: sc})
+	mustProvider(t, a.Service(), "fs", readFile)
+	run(t, a, "Read")
+	log := string(a.Log().Bytes())
+	for _, want := range []string{
+		`{"type":"tool/result","data":{"turn":1,"step":1,"callId":"c1","name":"read_fil","output":"unknown tool read_fil: not among the tools of this request","error":true}}`,
+		`{"type":"tool/result","data":{"turn":1,"step":1,"callId":"c2","name":"read_file","output":"package b\n"}}`,
+	} {
+		if !strings.Contains(log, want+"\n") {
+			t.Errorf("log lacks\n%s\nlog:\n%s", want, log)
+		}
+	}
+	if strings.Contains(log, "ran anyway") {
+		t.Errorf("the unoffered tool ran:\n%s", log)
+	}
+	assertRebuild(t, a.Log().Bytes(), sc.Requests())
+}
