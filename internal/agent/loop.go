@@ -263,6 +263,9 @@ func (a *Agent) runBatch(ctx context.Context, turn, step int, calls []ToolCall, 
 		a.emit(stepLine(TypeToolResult, turn, step).str("callId", c.ID).str("name", c.Name).
 			str("output", out).flag("error", isError).flag("replayed", replayed))
 	}
+	if len(calls) == 0 {
+		return
+	}
 	if h != a.depsOf {
 		a.deps, a.depsOf = h.Deps(), h
 		a.offered = make(map[string]bool, h.NumTools())
