@@ -156,7 +156,7 @@ func TestBundledFixtureBehaviour(t *testing.T) {
 		}
 		dir := t.TempDir()
 		for name, desc := range map[string]string{"empty": `"  "`, "two-lines": `"one\ntwo"`} {
-			writeFile(t, filepath.Join(dir, name+".json"), `{"description": `+desc+`, "turns": [{"user": "x"}]}`)
+			writeFile(t, filepath.Join(dir, name+".json"), `{"description": `+desc+`, "turns": [{"user": "x", "replies": [{"text": "ok"}]}]}`)
 			var fe *FixtureError
 			if _, err := loadFixture(dir, name); !errors.As(err, &fe) || fe.Path != "description" {
 				t.Errorf("%s description: error %v, want a FixtureError at description", name, err)

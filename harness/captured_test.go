@@ -307,7 +307,7 @@ func TestCapturedValidation(t *testing.T) {
 	cases := map[string]struct{ src, want string }{
 		"reference member beside agent": {`{"description": "d", "agent": {}, "replies": [{"text": "a"}],
   "turns": []}`, `x.json:2:12: turns: "turns" belongs to the reference agent`},
-		"captured member without agent": {`{"description": "d", "turns": [{"user": "u"}], "runs": 3}`, `x.json:1:56: runs: "runs" belongs to captured scenarios`},
+		"captured member without agent": {`{"description": "d", "turns": [{"user": "u", "replies": [{"text": "ok"}]}], "runs": 3}`, `x.json:1:85: runs: "runs" belongs to captured scenarios`},
 		"runs zero":                     {`{"description": "d", "agent": {}, "runs": 0, "replies": [{"text": "a"}]}`, `x.json:1:43: runs: runs counts from 1`},
 		"duplicate call ids": {`{"description": "d", "agent": {}, "replies": [{"toolCalls": [{"id": "c", "name": "a"}, {"id": "c", "name": "b"}]}]}`,
 			`replies[0].toolCalls[1].id: call id "c" is also toolCalls[0]`},

@@ -419,6 +419,9 @@ func (f *Fixture) validateOwn(top map[string]gjson.Result) error {
 				called[c.ID] = cp
 			}
 		}
+		if err := checkPlayable(t.Replies, path, bad); err != nil {
+			return err
+		}
 		var err error
 		// checkFixture let only an object through (null is refused
 		// there); a non-object would call back once with an empty key.
@@ -611,6 +614,23 @@ func (f *Fixture) unreached(at StepRef) string {
 		}
 	}
 	return ""
+}
+
+// checkPlayable fails a turn whose script the loop cannot play as
+// written: the loop asks the model once per step, as long as the last
+// reply called tools, up to the step limit.
+func checkPlayable(replies []Reply, path string, bad func(path, format string, args ...any) error) error {
+	n := len(replies)
+	switch {
+	case n == 0:
+		return bad(path, "a turn needs a reply: the agent asks the model at least once (a turn that fails before its first request still lists one, never played)")
+	case n > agent.DefaultMaxSteps:
+		return bad(fmt.Sprintf("%s.replies[%d]", path, agent.DefaultMaxSteps), "this reply is never played: a turn stops at step %d", agent.DefaultMaxSteps)
+	case len(replies[n-1].ToolCalls) > 0 && n < agent.DefaultMaxSteps:
+		return bad(fmt.Sprintf("%s.replies[%d]", path, n-1),
+			"the turn would ask the model again after these tool calls, and no reply is left: end the turn with a reply that calls no tools (or script the %d steps of the step limit)", agent.DefaultMaxSteps)
+	}
+	return nil
 }
 
 // addsNothing reports whether f extends another fixture without adding

@@ -12,12 +12,12 @@ import (
 func TestFixtureRulesMore(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "root.json"), `{"description":"r","plugins":[{"name":"p","tools":[]}],"turns":[{"user":"x"}]}`)
-	writeFile(t, filepath.Join(dir, "plugin-child.json"), `{"description":"c","extends":"root","plugins":[{"name":"q","tools":[]},{"name":"p","tools":[]}],"turns":[{"user":"x"}]}`)
+	writeFile(t, filepath.Join(dir, "root.json"), `{"description":"r","plugins":[{"name":"p","tools":[]}],"turns":[{"user":"x", "replies": [{"text": "ok"}]}]}`)
+	writeFile(t, filepath.Join(dir, "plugin-child.json"), `{"description":"c","extends":"root","plugins":[{"name":"q","tools":[]},{"name":"p","tools":[]}],"turns":[{"user":"x", "replies": [{"text": "ok"}]}]}`)
 	writeFile(t, filepath.Join(dir, "resume-first.json"), `{"description":"f","turns":[{"user":"x","resume":true}]}`)
-	writeFile(t, filepath.Join(dir, "turn-zero.json"), `{"description":"z","plugins":[{"name":"p","registerAt":{"turn":0,"step":1},"tools":[]}],"turns":[{"user":"x"}]}`)
-	writeFile(t, filepath.Join(dir, "listener-step-zero.json"), `{"description":"l","listeners":[{"op":"reverse","registerAt":{"turn":1,"step":0}}],"turns":[{"user":"x"}]}`)
-	writeFile(t, filepath.Join(dir, "resume-second.json"), `{"description":"s","turns":[{"user":"x"},{"user":"y","resume":true}]}`)
+	writeFile(t, filepath.Join(dir, "turn-zero.json"), `{"description":"z","plugins":[{"name":"p","registerAt":{"turn":0,"step":1},"tools":[]}],"turns":[{"user":"x", "replies": [{"text": "ok"}]}]}`)
+	writeFile(t, filepath.Join(dir, "listener-step-zero.json"), `{"description":"l","listeners":[{"op":"reverse","registerAt":{"turn":1,"step":0}}],"turns":[{"user":"x", "replies": [{"text": "ok"}]}]}`)
+	writeFile(t, filepath.Join(dir, "resume-second.json"), `{"description":"s","turns":[{"user":"x", "replies": [{"text": "ok"}]},{"user":"y","resume":true,"replies":[{"text":"ok"}]}]}`)
 	for name, want := range map[string]string{
 		"plugin-child":       `plugins[1].name: plugin "p" is also defined by root`,
 		"resume-first":       `turns[0].resume: the first turn has no log to resume`,
@@ -32,7 +32,7 @@ func TestFixtureRulesMore(t *testing.T) {
 	if _, err := loadFixture(dir, "resume-second"); err != nil {
 		t.Errorf("resume on the second turn: %v", err)
 	}
-	writeFile(t, filepath.Join(dir, "addtool-at.json"), `{"description":"a","listeners":[{"op":"addTool","schema":{"name":"x"},"at":0}],"turns":[{"user":"x"}]}`)
+	writeFile(t, filepath.Join(dir, "addtool-at.json"), `{"description":"a","listeners":[{"op":"addTool","schema":{"name":"x"},"at":0}],"turns":[{"user":"x", "replies": [{"text": "ok"}]}]}`)
 	if _, err := loadFixture(dir, "addtool-at"); err != nil {
 		t.Errorf("addTool with its optional at: %v", err)
 	}
@@ -48,8 +48,8 @@ func TestFixtureShapeMore(t *testing.T) {
 		fmt.Fprintf(&props, `"k%d":{},`, i)
 	}
 	props.WriteString(`"k18":{}`)
-	writeFile(t, filepath.Join(dir, "wide-dup.json"), `{"description":"w","plugins":[{"name":"p","tools":[{"name":"t","parameters":{"type":"object","properties":{`+props.String()+`}}}]}],"turns":[{"user":"x"}]}`)
-	writeFile(t, filepath.Join(dir, "pin-number.json"), "{\n  \"description\": \"n\",\n  \"pin\": 1,\n  \"turns\": [{\"user\": \"hi\"}]\n}\n")
+	writeFile(t, filepath.Join(dir, "wide-dup.json"), `{"description":"w","plugins":[{"name":"p","tools":[{"name":"t","parameters":{"type":"object","properties":{`+props.String()+`}}}]}],"turns":[{"user":"x", "replies": [{"text": "ok"}]}]}`)
+	writeFile(t, filepath.Join(dir, "pin-number.json"), "{\n  \"description\": \"n\",\n  \"pin\": 1,\n  \"turns\": [{\"user\": \"hi\", \"replies\": [{\"text\": \"ok\"}]}]\n}\n")
 	for name, want := range map[string]string{
 		"wide-dup":   `field "k18" appears twice`,
 		"pin-number": `pin-number.json:3:10: pin: expected bool, found a JSON number`,

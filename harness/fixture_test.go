@@ -3,11 +3,14 @@ package harness
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/headergold/headergold/internal/agent"
 )
 
 // TestBadFixtures checks that each kind of invalid fixture is reported with
@@ -23,24 +26,24 @@ func TestBadFixtures(t *testing.T) {
 			4, 19, "JSON syntax error"},
 		{"unknown field", "typo", "{\n  \"description\": \"x\",\n  \"turns\": [{\"user\": \"hi\", \"replise\": []}]\n}\n",
 			3, 28, `turns[0].replise: unknown field "replise"`},
-		{"unknown listener op", "badop", "{\n  \"description\": \"x\",\n  \"listeners\": [{\"op\": \"shuffle\"}],\n  \"turns\": [{\"user\": \"hi\"}]\n}\n",
+		{"unknown listener op", "badop", "{\n  \"description\": \"x\",\n  \"listeners\": [{\"op\": \"shuffle\"}],\n  \"turns\": [{\"user\": \"hi\", \"replies\": [{\"text\": \"ok\"}]}]\n}\n",
 			3, 17, `unknown listener op "shuffle"`},
 		{"bad name", "Bad_Name", minimalFixture, 0, 0, `"Bad_Name" is not a fixture name`},
-		{"empty toolOrder", "empty-order", "{\n  \"description\": \"x\",\n  \"config\": {\"toolOrder\": []},\n  \"turns\": [{\"user\": \"hi\"}]\n}\n",
+		{"empty toolOrder", "empty-order", "{\n  \"description\": \"x\",\n  \"config\": {\"toolOrder\": []},\n  \"turns\": [{\"user\": \"hi\", \"replies\": [{\"text\": \"ok\"}]}]\n}\n",
 			3, 27, `config.toolOrder: toolOrder: no rest entry`},
-		{"wrong type", "wrongtype", "{\n  \"description\": \"x\",\n  \"pin\": \"yes\",\n  \"turns\": [{\"user\": \"hi\"}]\n}\n",
+		{"wrong type", "wrongtype", "{\n  \"description\": \"x\",\n  \"pin\": \"yes\",\n  \"turns\": [{\"user\": \"hi\", \"replies\": [{\"text\": \"ok\"}]}]\n}\n",
 			3, 10, "expected bool"},
-		{"duplicate field", "dup", "{\n  \"description\": \"x\",\n  \"description\": \"y\",\n  \"turns\": [{\"user\": \"hi\"}]\n}\n",
+		{"duplicate field", "dup", "{\n  \"description\": \"x\",\n  \"description\": \"y\",\n  \"turns\": [{\"user\": \"hi\", \"replies\": [{\"text\": \"ok\"}]}]\n}\n",
 			3, 3, `field "description" appears twice`},
 		{"byte-order mark", "bom", "\ufeff" + minimalFixture, 1, 1, "starts with a UTF-8 byte-order mark"},
-		{"extends missing", "orphan", "{\n  \"description\": \"x\",\n  \"extends\": \"nobody\",\n  \"turns\": [{\"user\": \"hi\"}]\n}\n",
+		{"extends missing", "orphan", "{\n  \"description\": \"x\",\n  \"extends\": \"nobody\",\n  \"turns\": [{\"user\": \"hi\", \"replies\": [{\"text\": \"ok\"}]}]\n}\n",
 			3, 14, "nobody.json"},
 		// "" is a name that names nothing, not extends left out.
-		{"extends empty", "empty-extends", "{\n  \"description\": \"x\",\n  \"extends\": \"\",\n  \"turns\": [{\"user\": \"hi\"}]\n}\n",
+		{"extends empty", "empty-extends", "{\n  \"description\": \"x\",\n  \"extends\": \"\",\n  \"turns\": [{\"user\": \"hi\", \"replies\": [{\"text\": \"ok\"}]}]\n}\n",
 			3, 14, `extends: "" is not a fixture name (want ^[a-z0-9][a-z0-9-]*$; leave extends out to extend nothing)`},
 		// A captured scenario has no config, sections, plugins or
 		// listeners to inherit; the reverse is refused in decodeFixture.
-		{"extends captured", "extends-captured", "{\n  \"description\": \"x\",\n  \"extends\": \"captured-weather\",\n  \"turns\": [{\"user\": \"hi\"}]\n}\n",
+		{"extends captured", "extends-captured", "{\n  \"description\": \"x\",\n  \"extends\": \"captured-weather\",\n  \"turns\": [{\"user\": \"hi\", \"replies\": [{\"text\": \"ok\"}]}]\n}\n",
 			3, 14, `extends: "captured-weather" is a captured scenario (with "agent"); a captured scenario cannot be extended`},
 		{"toolResults null", "null-results", "{\n  \"description\": \"x\",\n  \"turns\": [{\"user\": \"hi\", \"toolResults\": null}]\n}\n",
 			3, 43, "turns[0].toolResults: expected a JSON object, found JSON null (leave the member out instead)"},
@@ -106,8 +109,8 @@ func TestExtendsInheritsAndAdds(t *testing.T) {
 
 func TestExtendsCycle(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "a.json"), `{"description":"a","extends":"b","turns":[{"user":"x"}]}`)
-	writeFile(t, filepath.Join(dir, "b.json"), `{"description":"b","extends":"a","turns":[{"user":"x"}]}`)
+	writeFile(t, filepath.Join(dir, "a.json"), `{"description":"a","extends":"b","turns":[{"user":"x", "replies": [{"text": "ok"}]}]}`)
+	writeFile(t, filepath.Join(dir, "b.json"), `{"description":"b","extends":"a","turns":[{"user":"x", "replies": [{"text": "ok"}]}]}`)
 	_, err := loadFixture(dir, "a")
 	if err == nil || !strings.Contains(err.Error(), "a -> b -> a") {
 		t.Fatalf("error = %v, want the cycle spelled out", err)
@@ -134,7 +137,7 @@ func TestNameRulesBeforeFiles(t *testing.T) {
 func TestToolResultForms(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "r.json"), `{"description":"r","turns":[{"user":"x",
-	  "replies":[{"toolCalls":[{"id":"a","name":"t"},{"id":"b","name":"t"}]}],
+	  "replies":[{"toolCalls":[{"id":"a","name":"t"},{"id":"b","name":"t"}]},{"text":"done"}],
 	  "toolResults":{"a":"plain","b":{"output":"bad","error":true}}}]}`)
 	f, err := loadFixture(dir, "r")
 	if err != nil {
@@ -144,7 +147,7 @@ func TestToolResultForms(t *testing.T) {
 	if got["a"] != (ToolResult{Output: "plain"}) || got["b"] != (ToolResult{Output: "bad", Error: true}) {
 		t.Errorf("toolResults = %+v", got)
 	}
-	writeFile(t, filepath.Join(dir, "u.json"), `{"description":"u","turns":[{"user":"x","toolResults":{"zz":"never called"}}]}`)
+	writeFile(t, filepath.Join(dir, "u.json"), `{"description":"u","turns":[{"user":"x","replies":[{"text":"ok"}],"toolResults":{"zz":"never called"}}]}`)
 	if _, err := loadFixture(dir, "u"); err == nil || !strings.Contains(err.Error(), `"zz"`) {
 		t.Errorf("a result for an uncalled id = %v, want an error naming it", err)
 	}
@@ -159,7 +162,7 @@ func TestMissingFixturesDir(t *testing.T) {
 
 func TestTypeErrorsNameTheElement(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "x.json"), "{\n  \"description\": \"x\",\n  \"turns\": [\n    {\"user\": \"a\"},\n    {\"user\": \"b\", \"replies\": [{\"text\": 5}]}\n  ]\n}\n")
+	writeFile(t, filepath.Join(dir, "x.json"), "{\n  \"description\": \"x\",\n  \"turns\": [\n    {\"user\": \"a\", \"replies\": [{\"text\": \"ok\"}]},\n    {\"user\": \"b\", \"replies\": [{\"text\": 5}]}\n  ]\n}\n")
 	_, err := loadFixture(dir, "x")
 	if err == nil || !strings.Contains(err.Error(), "x.json:5:40: turns[1].replies[0].text: expected string, found a JSON number") {
 		t.Errorf("err = %v", err)
@@ -172,12 +175,12 @@ func TestTypeErrorsNameTheElement(t *testing.T) {
 
 func TestDuplicateEntries(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "root.json"), "{\n  \"description\": \"r\",\n  \"sections\": [{\"id\": \"a\", \"text\": \"x\"}],\n  \"plugins\": [{\"name\": \"p\", \"tools\": []}],\n  \"turns\": [{\"user\": \"x\"}]\n}\n")
-	writeFile(t, filepath.Join(dir, "twice.json"), "{\n  \"description\": \"t\",\n  \"plugins\": [{\"name\": \"p\", \"tools\": []},\n              {\"name\": \"p\", \"tools\": []}],\n  \"turns\": [{\"user\": \"x\"}]\n}\n")
-	writeFile(t, filepath.Join(dir, "child.json"), "{\n  \"description\": \"c\",\n  \"extends\": \"root\",\n  \"sections\": [{\"id\": \"b\", \"text\": \"y\"}, {\"id\": \"a\", \"text\": \"z\"}],\n  \"turns\": [{\"user\": \"x\"}]\n}\n")
+	writeFile(t, filepath.Join(dir, "root.json"), "{\n  \"description\": \"r\",\n  \"sections\": [{\"id\": \"a\", \"text\": \"x\"}],\n  \"plugins\": [{\"name\": \"p\", \"tools\": []}],\n  \"turns\": [{\"user\": \"x\", \"replies\": [{\"text\": \"ok\"}]}]\n}\n")
+	writeFile(t, filepath.Join(dir, "twice.json"), "{\n  \"description\": \"t\",\n  \"plugins\": [{\"name\": \"p\", \"tools\": []},\n              {\"name\": \"p\", \"tools\": []}],\n  \"turns\": [{\"user\": \"x\", \"replies\": [{\"text\": \"ok\"}]}]\n}\n")
+	writeFile(t, filepath.Join(dir, "child.json"), "{\n  \"description\": \"c\",\n  \"extends\": \"root\",\n  \"sections\": [{\"id\": \"b\", \"text\": \"y\"}, {\"id\": \"a\", \"text\": \"z\"}],\n  \"turns\": [{\"user\": \"x\", \"replies\": [{\"text\": \"ok\"}]}]\n}\n")
 	// Three entries of one id: the third names the first, where it first
 	// appears.
-	writeFile(t, filepath.Join(dir, "thrice.json"), "{\n  \"description\": \"t\",\n  \"sections\": [{\"id\": \"a\", \"text\": \"x\"}, {\"id\": \"b\", \"text\": \"x\"},\n               {\"id\": \"a\", \"text\": \"x\"}],\n  \"turns\": [{\"user\": \"x\"}]\n}\n")
+	writeFile(t, filepath.Join(dir, "thrice.json"), "{\n  \"description\": \"t\",\n  \"sections\": [{\"id\": \"a\", \"text\": \"x\"}, {\"id\": \"b\", \"text\": \"x\"},\n               {\"id\": \"a\", \"text\": \"x\"}],\n  \"turns\": [{\"user\": \"x\", \"replies\": [{\"text\": \"ok\"}]}]\n}\n")
 	for name, want := range map[string]string{
 		"twice":  `twice.json:4:24: plugins[1].name: plugin "p" is also plugins[0]`,
 		"thrice": `thrice.json:4:23: sections[2].id: section "a" is also sections[0]`,
@@ -195,8 +198,8 @@ func TestDuplicateEntries(t *testing.T) {
 // config.toolOrder, null and an omitted member are absent.
 func TestConfigToolOrderStates(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "empty.json"), `{"description":"e","config":{"toolOrder":[]},"turns":[{"user":"x"}]}`)
-	writeFile(t, filepath.Join(dir, "null.json"), `{"description":"n","config":{"toolOrder":null},"turns":[{"user":"x"}]}`)
+	writeFile(t, filepath.Join(dir, "empty.json"), `{"description":"e","config":{"toolOrder":[]},"turns":[{"user":"x", "replies": [{"text": "ok"}]}]}`)
+	writeFile(t, filepath.Join(dir, "null.json"), `{"description":"n","config":{"toolOrder":null},"turns":[{"user":"x", "replies": [{"text": "ok"}]}]}`)
 	if _, err := loadFixture(dir, "empty"); err == nil || !strings.Contains(err.Error(), "config.toolOrder") {
 		t.Errorf("toolOrder []: error = %v, want one at config.toolOrder", err)
 	}
@@ -259,5 +262,36 @@ func TestLoadReportsEveryInvalidFixture(t *testing.T) {
 	opts.Run = regexp.MustCompile("Name")
 	if _, err := Load(opts); err == nil || !strings.Contains(err.Error(), `"Bad_Name" is not a fixture name`) {
 		t.Errorf("a Run that selects a badly named file: %v", err)
+	}
+}
+
+// TestUnplayableScripts: a turn the loop cannot play as written is an
+// error at the reply (or turn) to change: no reply at all, a last reply
+// that calls tools (the loop would ask again), a reply past the step
+// limit. A turn of as many tool-calling replies as the step limit is a
+// scenario of its own (the limit is reached) and loads.
+func TestUnplayableScripts(t *testing.T) {
+	calls := func(n int) string {
+		rs := make([]string, n)
+		for i := range rs {
+			rs[i] = fmt.Sprintf(`{"toolCalls":[{"id":"c%d","name":"t"}]}`, i)
+		}
+		return strings.Join(rs, ",")
+	}
+	fixture := func(turn string) string {
+		return `{"description":"d","turns":[{"user":"a","replies":[{"text":"ok"}]},` + turn + `]}`
+	}
+	for name, c := range map[string]struct{ turn, want string }{
+		"no replies":     {`{"user":"x"}`, "turns[1]: a turn needs a reply"},
+		"empty replies":  {`{"user":"x","replies":[]}`, "turns[1]: a turn needs a reply"},
+		"ends on a call": {`{"user":"x","replies":[{"text":"t","toolCalls":[{"id":"c1","name":"t"}]}]}`, "turns[1].replies[0]: the turn would ask the model again after these tool calls, and no reply is left"},
+		"past the limit": {`{"user":"x","replies":[` + calls(agent.DefaultMaxSteps) + `,{"text":"late"}]}`, fmt.Sprintf("turns[1].replies[%d]: this reply is never played: a turn stops at step %d", agent.DefaultMaxSteps, agent.DefaultMaxSteps)},
+	} {
+		if _, err := decodeFixture("x.json", []byte(fixture(c.turn))); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+	if _, err := decodeFixture("x.json", []byte(fixture(`{"user":"x","replies":[`+calls(agent.DefaultMaxSteps)+`]}`))); err != nil {
+		t.Errorf("a turn that reaches the step limit: %v", err)
 	}
 }

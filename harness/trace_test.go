@@ -119,7 +119,7 @@ func TestFirstViolationAgreesWithPlan(t *testing.T) {
 
 func TestDependencyPolicyValidated(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "p.json"), "{\n  \"description\": \"x\",\n  \"config\": {\"dependencyPolicy\": \"random\"},\n  \"turns\": [{\"user\": \"x\"}]\n}\n")
+	writeFile(t, filepath.Join(dir, "p.json"), "{\n  \"description\": \"x\",\n  \"config\": {\"dependencyPolicy\": \"random\"},\n  \"turns\": [{\"user\": \"x\", \"replies\": [{\"text\": \"ok\"}]}]\n}\n")
 	_, err := loadFixture(dir, "p")
 	if err == nil || !strings.Contains(err.Error(), `p.json:3:34: config.dependencyPolicy: unknown policy "random"`) {
 		t.Errorf("err = %v", err)

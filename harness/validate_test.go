@@ -54,9 +54,9 @@ func TestRegisterAtNeverReached(t *testing.T) {
 		{"step after a text reply", `{"description": "d",
   "plugins": [{"name": "late", "registerAt": {"turn": 1, "step": 2}, "tools": [{"name": "z"}]}],
   "turns": [{"user": "u", "replies": [{"text": "ok"}]}]}`, "plugins[0].registerAt", "reply 1 of turn 1 of x has no tool calls, so the turn ends at step 1"},
-		{"step past the replies", `{"description": "d",
+		{"step past the text reply", `{"description": "d",
   "listeners": [{"op": "reverse", "registerAt": {"turn": 1, "step": 3}}],
-  "turns": [{"user": "u", "replies": [{"toolCalls": [{"id": "c1", "name": "a"}]}]}]}`, "listeners[0].registerAt", "turn 1 of x has 1 scripted replies, so it ends before step 3"},
+  "turns": [{"user": "u", "replies": [{"toolCalls": [{"id": "c1", "name": "a"}]}, {"text": "ok"}]}]}`, "listeners[0].registerAt", "reply 2 of turn 1 of x has no tool calls, so the turn ends at step 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, err := loadSuite(t, map[string]string{"x": tc.src})
