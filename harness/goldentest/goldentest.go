@@ -13,6 +13,7 @@
 package goldentest
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"os"
@@ -34,8 +35,11 @@ import (
 // differing event, its line and JSON path.
 //
 // With GOLDIE_UPDATE=1 (or goldie's -update flag) it records instead,
-// through [harness.Suite.Record], exactly as cmd/record does; it refuses to record
-// when the CI environment variable is set. HEADERGOLD_SEED sets the
+// through [harness.Suite.Record], exactly as cmd/record does, what a
+// replay with the same go test flags would run (Options.Run, narrowed by
+// -run and -skip); it refuses to record when the CI environment variable
+// is set, and fails on a golden log whose fixture is gone, which it
+// cannot prune. HEADERGOLD_SEED sets the
 // permutation seed, to replay a failure. HEADERGOLD_LOG_DIR=DIR (see
 // [LogDirEnv]) writes each fixture's full log to DIR/NAME.jsonl.
 //
@@ -60,8 +64,20 @@ func Test(t *testing.T, opts harness.Options) {
 		t.Fatal(err)
 	}
 	what := "Options.Run"
-	if opts.Run == nil && Updating() {
-		opts.Run, what = sub, "-run"
+	if Updating() {
+		// A record writes what a replay with the same flags would run:
+		// the fixtures of Options.Run that -run selects and -skip does
+		// not.
+		skip, err := subtestSkip(t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sub != nil || skip != nil {
+			if opts.Run, err = narrow(opts, sub, skip); err != nil {
+				t.Fatal(err)
+			}
+			what = "-run"
+		}
 	}
 	if opts.Commands.Record == nil {
 		// Messages read in go test's output name go test's command.
@@ -108,6 +124,13 @@ func Test(t *testing.T, opts harness.Options) {
 				t.Log(c.Note)
 			default:
 				t.Logf("%s %s", c.Status, c.File)
+			}
+		}
+		// What the next replay fails on and a record does not remove:
+		// a golden file whose fixture is gone (cmd/record's -prune).
+		for _, f := range s.Findings() {
+			if f.Kind == harness.Orphan {
+				t.Errorf("[guard] %s", f)
 			}
 		}
 		return
@@ -227,18 +250,69 @@ func testPattern(name string) string {
 	return strings.Join(parts, "/")
 }
 
-// subtestFilter returns what selects t's subtests in go test's -run
-// pattern, or nil when it selects them all: of every alternative of the
-// pattern whose elements match t's name, the element at the depth of
-// t's subtests, any of which selects.
-func subtestFilter(t *testing.T) (*regexp.Regexp, error) {
-	fl := flag.Lookup("test.run")
-	if fl == nil || fl.Value.String() == "" {
-		return nil, nil
+// narrow returns a pattern that selects, by their whole names, the
+// fixtures opts selects that sub (nil: any) matches and skip (nil: none)
+// does not.
+func narrow(opts harness.Options, sub, skip *regexp.Regexp) (*regexp.Regexp, error) {
+	s, err := harness.Load(opts)
+	if err != nil {
+		return nil, err
 	}
-	bad := func(err error) (*regexp.Regexp, error) { return nil, fmt.Errorf("-run %q: %w", fl.Value.String(), err) }
+	var names []string
+	for _, f := range s.Fixtures() {
+		if (sub == nil || sub.MatchString(f.Name)) && (skip == nil || !skip.MatchString(f.Name)) {
+			names = append(names, regexp.QuoteMeta(f.Name))
+		}
+	}
+	if len(names) == 0 {
+		var flags []string
+		if sub != nil {
+			flags = append(flags, fmt.Sprintf("-run %q", sub))
+		}
+		if skip != nil {
+			flags = append(flags, fmt.Sprintf("-skip %q", skip))
+		}
+		if opts.Run != nil {
+			flags = append(flags, fmt.Sprintf("Options.Run %q", opts.Run))
+		}
+		return nil, fmt.Errorf("%s matches no fixture in %s", strings.Join(flags, " with "), cmp.Or(opts.Fixtures, "fixtures"))
+	}
+	return regexp.Compile("^(?:" + strings.Join(names, "|") + ")$")
+}
+
+// subtestFilter returns the pattern go test's -run applies to this
+// test's subtests (nil: all of them).
+func subtestFilter(t *testing.T) (*regexp.Regexp, error) {
+	subs, all, err := subtestPatterns(t, "run")
+	if all || err != nil {
+		return nil, err
+	}
+	return subs, nil
+}
+
+// subtestSkip returns the pattern go test's -skip applies to this test's
+// subtests (nil: none). An alternative that would skip the whole test is
+// not among them: the test would not be running.
+func subtestSkip(t *testing.T) (*regexp.Regexp, error) {
+	subs, _, err := subtestPatterns(t, "skip")
+	return subs, err
+}
+
+// subtestPatterns reads the go test flag test.NAME (run or skip) as go
+// test applies it to this test's subtests: the subtest elements of the
+// alternatives whose other elements match the test, joined, and whether
+// an alternative applies to the test with no subtest element (it selects
+// every subtest).
+func subtestPatterns(t *testing.T, name string) (subs *regexp.Regexp, all bool, err error) {
+	fl := flag.Lookup("test." + name)
+	if fl == nil || fl.Value.String() == "" {
+		return nil, name == "run", nil
+	}
+	bad := func(err error) (*regexp.Regexp, bool, error) {
+		return nil, false, fmt.Errorf("-%s %q: %w", name, fl.Value.String(), err)
+	}
 	names := strings.Split(t.Name(), "/")
-	var subs []string
+	var exprs []string
 	for _, elems := range splitPattern(fl.Value.String()) {
 		applies := true
 		for i := 0; i < len(names) && i < len(elems) && applies; i++ {
@@ -251,23 +325,23 @@ func subtestFilter(t *testing.T) (*regexp.Regexp, error) {
 		switch {
 		case !applies:
 		case len(elems) <= len(names) || elems[len(names)] == "":
-			return nil, nil // this alternative selects every subtest
+			all = true
 		default:
-			subs = append(subs, elems[len(names)])
+			exprs = append(exprs, elems[len(names)])
 		}
 	}
-	if len(subs) == 0 {
-		return nil, nil
+	if len(exprs) == 0 {
+		return nil, all, nil
 	}
-	expr := subs[0]
-	if len(subs) > 1 {
-		expr = "(?:" + strings.Join(subs, ")|(?:") + ")"
+	expr := exprs[0]
+	if len(exprs) > 1 {
+		expr = "(?:" + strings.Join(exprs, ")|(?:") + ")"
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return bad(err)
 	}
-	return re, nil
+	return re, all, nil
 }
 
 // splitPattern splits a -run pattern as go test does: into alternatives

@@ -63,21 +63,52 @@ func TestRecordingFollowsGoTestRun(t *testing.T) {
 	dir := t.TempDir()
 	opts := harness.Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1}
 	os.MkdirAll(opts.Fixtures, 0o755)
-	recordAOfAB(t, opts, t.Name()+"/^a$", "-run")
+	recordAOfAB(t, opts, t.Name()+"/^a$", "", "-run")
 }
 
-// recordAOfAB records, with go test's -run set to run, a suite of the
+// With GOLDIE_UPDATE, go test's -run narrows Options.Run, and -skip
+// leaves out what it names, as they do in a replay: a record writes only
+// what a replay with the same flags runs.
+func TestRecordingFollowsGoTestRunAndSkip(t *testing.T) {
+	for name, c := range map[string]struct {
+		optsRun   string
+		run, skip string
+	}{
+		"Options.Run and -run": {`^(a|b)$`, "/^a$", ""},
+		"-skip":                {"", "", "/^b$"},
+		"-run and -skip":       {"", "/^(a|b)$", "/b"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			opts := harness.Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1}
+			if c.optsRun != "" {
+				opts.Run = regexp.MustCompile(c.optsRun)
+			}
+			os.MkdirAll(opts.Fixtures, 0o755)
+			run := t.Name() + c.run
+			skip := ""
+			if c.skip != "" {
+				skip = t.Name() + c.skip
+			}
+			recordAOfAB(t, opts, run, skip, name)
+		})
+	}
+}
+
+// recordAOfAB records, with go test's -run set to run and -skip to skip, a suite of the
 // fixtures a and b, and checks that only a was recorded (what selects it
 // said in the message).
-func recordAOfAB(t *testing.T, opts harness.Options, run, selector string) {
+func recordAOfAB(t *testing.T, opts harness.Options, run, skip, selector string) {
 	t.Helper()
 	for _, name := range []string{"a", "b"} {
 		writeFile(t, filepath.Join(opts.Fixtures, name+".json"), minimalFixture)
 	}
-	fl := flag.Lookup("test.run")
-	old := fl.Value.String()
-	t.Cleanup(func() { fl.Value.Set(old) })
-	fl.Value.Set(run)
+	for flagName, value := range map[string]string{"test.run": run, "test.skip": skip} {
+		fl := flag.Lookup(flagName)
+		old := fl.Value.String()
+		t.Cleanup(func() { fl.Value.Set(old) })
+		fl.Value.Set(value)
+	}
 	t.Setenv("GOLDIE_UPDATE", "1")
 	t.Setenv("CI", "")
 	Test(t, opts)
@@ -298,12 +329,39 @@ func TestRecordingRefusedUnderCI(t *testing.T) {
 	}
 }
 
+// TestRecordingReportsOrphans: a record from go test, which cannot prune,
+// fails on a golden log whose fixture is gone, which the next replay
+// would fail on; it still records the others. Test runs in a child
+// process.
+func TestRecordingReportsOrphans(t *testing.T) {
+	if dir := os.Getenv("HEADERGOLD_TEST_ORPHAN_DIR"); dir != "" {
+		Test(t, harness.Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Shuffle: -1})
+		return
+	}
+	opts := layout(t, "one")
+	one, err := os.ReadFile(filepath.Join(opts.Golden, "one.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(opts.Golden, "gone.golden"), string(one))
+	writeFile(t, filepath.Join(opts.Fixtures, "two.json"), minimalFixture)
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestRecordingReportsOrphans$", "-test.v")
+	cmd.Env = append(os.Environ(), "HEADERGOLD_TEST_ORPHAN_DIR="+filepath.Dir(opts.Fixtures), "GOLDIE_UPDATE=1", "CI=")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "[guard] "+filepath.Join(opts.Golden, "gone.golden")) {
+		t.Errorf("want a failure naming the orphan, got %v:\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(opts.Golden, "two.golden")); err != nil {
+		t.Errorf("two.golden was not recorded: %v", err)
+	}
+}
+
 // With GOLDIE_UPDATE, the caller's Options.Run selects what is recorded
 // when go test's -run selects every subtest.
 func TestRecordingKeepsOptionsRun(t *testing.T) {
 	dir := t.TempDir()
 	opts := harness.Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1, Run: regexp.MustCompile("^a$")}
-	recordAOfAB(t, opts, "^"+t.Name()+"$", "Options.Run")
+	recordAOfAB(t, opts, "^"+t.Name()+"$", "", "Options.Run")
 }
 
 // GOLDIE_UPDATE turns recording on with 1, true or t, in any case, and
