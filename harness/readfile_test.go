@@ -177,3 +177,15 @@ func TestRecordRefusesUnreadable(t *testing.T) {
 		t.Errorf("replay of what record wrote: %v", fails)
 	}
 }
+
+// TestGoldenPathIsAFile: a golden path that names a file, not a
+// directory, is refused as that, before anything reads inside it.
+func TestGoldenPathIsAFile(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "x.json"), minimalFixture)
+	writeFile(t, filepath.Join(dir, "golden"), "not a directory\n")
+	_, err := Load(Options{Fixtures: dir, Golden: filepath.Join(dir, "golden")})
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "golden")+" is a file, not a directory") {
+		t.Errorf("Load = %v", err)
+	}
+}

@@ -273,6 +273,13 @@ func load(ctx context.Context, opts Options) (*Suite, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fi, err := os.Stat(opts.goldenDir()); err == nil && !fi.IsDir() {
+		what := describeMode(fi.Mode())
+		if fi.Mode().IsRegular() {
+			what = "a file"
+		}
+		return nil, fmt.Errorf("golden: %s is %s, not a directory: -golden (Options.Golden) names the directory of the golden files", opts.goldenDir(), what)
+	}
 	if s.leftovers, _, err = findLeftovers(opts.goldenDir(), dir); err != nil {
 		return nil, fmt.Errorf("golden: %w", err)
 	}
