@@ -485,6 +485,11 @@ func TestServerFailures(t *testing.T) {
 		if got := strings.Join(s.Failures(), "\n"); !strings.Contains(got, "request 2 is past the script: the scenario scripts 1 reply") {
 			t.Errorf("failures %q", got)
 		}
+		// Each request past the script has a number of its own.
+		post(t, s.URL(), "/v1/messages", body)
+		if got := strings.Join(s.Failures(), "\n"); !strings.Contains(got, "HTTP request 3 (POST /v1/messages): request 3 is past the script") {
+			t.Errorf("failures %q", got)
+		}
 	})
 	t.Run("another format", func(t *testing.T) {
 		s := start(t, text("one"), text("two"))

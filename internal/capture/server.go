@@ -66,6 +66,7 @@ type Server struct {
 	requests []Request
 	failures []string
 	httpN    int // every HTTP request, for messages
+	asked    int // every generation request, refused ones too, for messages
 	format   wire.Format
 }
 
@@ -240,13 +241,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		wire.WriteCountTokens(w, body)
 		return
 	}
+	// n numbers the requests taken, which the script answers in turn;
+	// asked, every generation request, refused ones too, for messages.
 	n := len(s.requests) + 1
+	s.asked++
+	asked := s.asked
 	if s.format != "" && e.Format != s.format {
-		fail(e.Format, http.StatusBadRequest, "request %d is %s, but this scenario's requests are %s (its first request set the format)", n, e.Format, s.format)
+		fail(e.Format, http.StatusBadRequest, "request %d is %s, but this scenario's requests are %s (its first request set the format)", asked, e.Format, s.format)
 		return
 	}
 	if s.upstream == nil && n > len(s.replies) {
-		fail(e.Format, http.StatusBadRequest, "request %d is past the script: the scenario scripts %d repl%s", n, len(s.replies), plural(len(s.replies), "y", "ies"))
+		fail(e.Format, http.StatusBadRequest, "request %d is past the script: the scenario scripts %d repl%s", asked, len(s.replies), plural(len(s.replies), "y", "ies"))
 		return
 	}
 	var prev *wire.Parts
@@ -255,7 +260,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	parts, err := wire.SplitAfter(body, e.Format, prev)
 	if err != nil {
-		fail(e.Format, http.StatusBadRequest, "request %d: %v", n, err)
+		fail(e.Format, http.StatusBadRequest, "request %d: %v", asked, err)
 		return
 	}
 	// A body the real API would refuse with a 400 is refused here too
@@ -263,7 +268,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	// provider reads, the members it requires), by a recording proxy as
 	// well: a scenario recorded from it must replay.
 	if err := parts.Refused(); err != nil {
-		fail(e.Format, http.StatusBadRequest, "request %d: %v", n, err)
+		fail(e.Format, http.StatusBadRequest, "request %d: %v", asked, err)
 		return
 	}
 	s.format = e.Format
