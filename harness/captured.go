@@ -33,8 +33,9 @@ const DefaultAgentTimeout = 60 * time.Second
 type AgentSpec struct {
 	// Exec is the argv of a subprocess agent.
 	Exec []string `json:"exec,omitempty"`
-	// Dir is the agent's working directory, relative to the fixture's
-	// directory unless absolute; default the fixture's directory.
+	// Dir is a subprocess agent's working directory, relative to the
+	// fixture's directory unless absolute; default the fixture's
+	// directory. An in-process agent (no Exec) has none.
 	Dir string `json:"dir,omitempty"`
 	// Env is set on top of the inherited environment and the fake
 	// provider's variables (it wins over both).
@@ -156,6 +157,11 @@ func (f *Fixture) validateCaptured(top map[string]gjson.Result) error {
 	}
 	if len(f.Agent.Exec) == 0 && top["agent"].Get("exec").Exists() {
 		return bad("agent.exec", "exec needs at least the program; leave it out for an in-process Go agent")
+	}
+	if len(f.Agent.Exec) == 0 && top["agent"].Get("dir").Exists() {
+		// The test process has one working directory for all its tests:
+		// an in-process agent cannot be given one of its own.
+		return bad("agent.dir", "an in-process Go agent (no exec) runs in the test's process and its working directory; dir is for a subprocess agent")
 	}
 	for _, k := range slices.Sorted(maps.Keys(f.Agent.Env)) {
 		// What an environment cannot hold: exec would refuse it at the

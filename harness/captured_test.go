@@ -324,6 +324,7 @@ func TestCapturedValidation(t *testing.T) {
 		"rule with a bad regex":             {`{"description": "d", "agent": {}, "redact": [{"regex": "(", "with": ""}], "replies": [{"text": "a"}]}`, `redact[0]: regex: error parsing`},
 		"rule with a bad path":              {`{"description": "d", "agent": {}, "redact": [{"path": "messages.0", "with": ""}], "replies": [{"text": "a"}]}`, `starts with config, system or tools`},
 		"empty exec":                        {`{"description": "d", "agent": {"exec": []}, "replies": [{"text": "a"}]}`, `agent.exec: exec needs at least the program`},
+		"dir of an in-process agent":        {`{"description": "d", "agent": {"dir": "/nowhere"}, "replies": [{"text": "a"}]}`, `x.json:1:39: agent.dir: an in-process Go agent (no exec) runs in the test's process`},
 		"duplicate env":                     {`{"description": "d", "agent": {"env": {"A": "1", "A": "2"}}, "replies": [{"text": "a"}]}`, `agent.env.A: field "A" appears twice`},
 		"env without a name":                {`{"description": "d", "agent": {"env": {"": "1"}}, "replies": [{"text": "a"}]}`, `x.json:1:39: agent.env: a variable needs a name`},
 		"env name with =":                   {`{"description": "d", "agent": {"env": {"A=B": "x"}}, "replies": [{"text": "a"}]}`, `agent.env: "A=B" is no variable name`},
