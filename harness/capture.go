@@ -465,7 +465,12 @@ func (s *Suite) checkCaptured(ctx context.Context, f *Fixture, res *Result) *Out
 	}
 	cr := captureRun{replies: wireReplies(f.Replies), upstream: s.opts.Upstream != nil, listen: s.opts.Listen != nil}
 	if len(f.Replies) == 0 && !cr.upstream {
-		fail(CheckInvalid, "%s has no \"replies\": script one per generation request of the agent, or record them from a real provider with record -upstream URL", f.Name)
+		how := "record -upstream URL"
+		if len(f.Agent.Exec) == 0 {
+			// record cannot run an in-process agent: go test records it.
+			how = "GOLDIE_UPDATE=1 go test, with harness.Options{Upstream: &harness.Upstream{URL: …}}"
+		}
+		fail(CheckInvalid, "%s has no \"replies\": script one per generation request of the agent, or record them from a real provider with %s", f.Name, how)
 		return nil
 	}
 	first, err := s.runCaptured(ctx, f, variationOf(f, 1, s.opts.Seed), cr)

@@ -463,10 +463,14 @@ func TestContextPerCall(t *testing.T) {
 	}
 }
 
+// TestCapturedWithoutReplies: a scenario with no replies says how to
+// record them, in the way its agent records: a subprocess agent with
+// record -upstream, an in-process one from go test (record cannot run
+// it).
 func TestCapturedWithoutReplies(t *testing.T) {
-	s, _ := capturedSuite(t, map[string]string{"x": `{"description": "d", "agent": {}}`})
-	res := s.Replay(s.Fixture("x"))
-	failureWith(t, res.Failures, CheckInvalid, `x has no "replies"`, "record -upstream URL")
+	s, _ := capturedSuite(t, map[string]string{"x": `{"description": "d", "agent": {}}`, "y": `{"description": "d", "agent": {"exec": ["true"]}}`})
+	failureWith(t, s.Replay(s.Fixture("x")).Failures, CheckInvalid, `x has no "replies"`, "GOLDIE_UPDATE=1 go test, with harness.Options{Upstream:")
+	failureWith(t, s.Replay(s.Fixture("y")).Failures, CheckInvalid, `y has no "replies"`, "record -upstream URL")
 }
 
 func TestCapturedInProcessNeedsAnAgent(t *testing.T) {
