@@ -14,6 +14,7 @@ package goldentest
 
 import (
 	"cmp"
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -42,6 +43,10 @@ import (
 // cannot prune. HEADERGOLD_SEED sets the
 // permutation seed, to replay a failure. HEADERGOLD_LOG_DIR=DIR (see
 // [LogDirEnv]) writes each fixture's full log to DIR/NAME.jsonl.
+//
+// Its subtests are parallel: they run after Test returns, so what they
+// use (Options.Context, the agent's resources) must outlive the calling
+// test's deferred calls; t.Context() does.
 //
 // A module of your own can call it on its own directories:
 //
@@ -142,6 +147,10 @@ func Test(t *testing.T, opts harness.Options) {
 	for _, f := range s.Fixtures() {
 		t.Run(f.Name, func(t *testing.T) {
 			t.Parallel()
+			if opts.Context != nil && opts.Context.Err() != nil {
+				t.Fatalf("Options.Context was done before %s ran (%v): the subtests of goldentest.Test are parallel, so they run after Test returns, "+
+					"when a context the calling test cancels with defer is cancelled already; pass t.Context(), or a context that outlives the test", f.Name, context.Cause(opts.Context))
+			}
 			out, res := s.Check(f)
 			for _, fail := range res.Failures {
 				t.Errorf("%s", fail)

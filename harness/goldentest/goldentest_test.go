@@ -2,6 +2,7 @@ package goldentest
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"os"
 	"os/exec"
@@ -353,6 +354,26 @@ func TestRecordingReportsOrphans(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(opts.Golden, "two.golden")); err != nil {
 		t.Errorf("two.golden was not recorded: %v", err)
+	}
+}
+
+// TestDeferredCancelIsExplained: a context the calling test cancels with
+// defer is done before the parallel subtests run; each says so and how to
+// pass one that outlives the test, instead of failing its agent runs as
+// interrupted. Test runs in a child process.
+func TestDeferredCancelIsExplained(t *testing.T) {
+	if dir := os.Getenv("HEADERGOLD_TEST_CANCEL_DIR"); dir != "" {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		Test(t, harness.Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Shuffle: -1, Context: ctx})
+		return
+	}
+	opts := layout(t, "one")
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestDeferredCancelIsExplained$", "-test.v")
+	cmd.Env = append(os.Environ(), "HEADERGOLD_TEST_CANCEL_DIR="+filepath.Dir(opts.Fixtures), "GOLDIE_UPDATE=", "CI=")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "Options.Context was done before one ran (context canceled)") || !strings.Contains(string(out), "t.Context()") {
+		t.Errorf("want a failure that explains, got %v:\n%s", err, out)
 	}
 }
 
