@@ -269,10 +269,8 @@ func decodeFixture(file string, raw []byte) (*Fixture, error) {
 		}
 	}
 	f.listenerFrom = make([]origin, len(f.Listeners))
-	for i, l := range f.Listeners {
-		if l.RegisterAt != nil {
-			f.listenerFrom[i] = origin{file, fmt.Sprintf("listeners[%d]", i), raw}
-		}
+	for i := range f.Listeners {
+		f.listenerFrom[i] = origin{file, fmt.Sprintf("listeners[%d]", i), raw}
 	}
 	return f, f.validateOwn(top)
 }
@@ -474,7 +472,7 @@ func loadChain(dir, name string, seen []string, limit ByteSize) (*Fixture, error
 	}
 	f.Name = name
 	if f.Extends == "" {
-		return f, nil
+		return f, f.checkListenerTools()
 	}
 	parent, err := loadChain(dir, f.Extends, append(seen, name), limit)
 	if err != nil {
@@ -489,7 +487,38 @@ func loadChain(dir, name string, seen []string, limit ByteSize) (*Fixture, error
 		// plugins and listeners: there is nothing to inherit.
 		return nil, errAt(file, raw, "extends", "%q is a captured scenario (with \"agent\"); a captured scenario cannot be extended", f.Extends)
 	}
-	return f.inherit(parent)
+	if f, err = f.inherit(parent); err != nil {
+		return nil, err
+	}
+	return f, f.checkListenerTools()
+}
+
+// checkListenerTools fails a removeTool or moveToEnd listener that names a
+// tool which no plugin of the fixture (its own or inherited) has and no
+// addTool listener adds: it would change nothing, without a word, as a
+// misspelt name does.
+func (f *Fixture) checkListenerTools() error {
+	if !slices.ContainsFunc(f.Listeners, func(l ListenerOp) bool { return l.Op == "removeTool" || l.Op == "moveToEnd" }) {
+		return nil
+	}
+	known := map[string]bool{}
+	for _, p := range f.Plugins {
+		for _, t := range p.Tools {
+			known[t.Name] = true
+		}
+	}
+	for _, l := range f.Listeners {
+		if l.Op == "addTool" && l.Schema != nil {
+			known[l.Schema.Name] = true
+		}
+	}
+	for i, l := range f.Listeners {
+		if (l.Op == "removeTool" || l.Op == "moveToEnd") && !known[l.Tool] {
+			from := f.listenerFrom[i]
+			return errAt(from.file, from.raw, from.path+".tool", "no plugin of %s has a tool %q, and no addTool listener adds one: this %s would change nothing", f.Name, l.Tool, l.Op)
+		}
+	}
+	return nil
 }
 
 // inherit merges parent's config, sections, plugins and listeners under f's

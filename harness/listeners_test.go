@@ -53,7 +53,9 @@ func TestListenerOps(t *testing.T) {
 		{"none", ``, "a b x:one x:two y"},
 		// Every tool of the name, in the order they had.
 		{"moveToEnd", `{"op": "moveToEnd", "tool": "x"}`, "a b y x:one x:two"},
-		{"moveToEnd absent", `{"op": "moveToEnd", "tool": "nope"}`, "a b x:one x:two y"},
+		// A tool that an addTool listener adds is one to move, and
+		// before it is added there is nothing to move.
+		{"moveToEnd before addTool", `{"op": "moveToEnd", "tool": "z"}, {"op": "addTool", "schema": {"name": "z"}, "at": 0}`, "z a b x:one x:two y"},
 		// Every tool of the name.
 		{"removeTool", `{"op": "removeTool", "tool": "x"}`, "a b y"},
 		{"reverse", `{"op": "reverse"}`, "y x:two x:one b a"},
@@ -80,6 +82,43 @@ func TestListenerOps(t *testing.T) {
 				t.Errorf("tools %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestListenerToolMustExist: a removeTool or moveToEnd listener naming a
+// tool that no plugin of its fixture (own or inherited) has and no addTool
+// adds is an error at its tool, naming it: a misspelt name would change
+// nothing. A fixture extending one with such a tool, or whose late plugin
+// has it, loads.
+func TestListenerToolMustExist(t *testing.T) {
+	dir := t.TempDir()
+	fixture := func(extends, listeners string) string {
+		return `{"description": "d", ` + extends + `"listeners": [` + listeners + `], "turns": [{"user": "hi", "replies": [{"text": "ok"}]}]}`
+	}
+	writeFile(t, filepath.Join(dir, "root.json"), `{"description": "r", "plugins": [{"name": "p", "tools": [{"name": "shell"}]}],
+  "turns": [{"user": "hi", "replies": [{"text": "ok"}]}]}`)
+	writeFile(t, filepath.Join(dir, "late.json"), `{"description": "l", "plugins": [{"name": "p", "registerAt": {"turn": 1, "step": 2}, "tools": [{"name": "grep"}]}],
+  "listeners": [{"op": "removeTool", "tool": "grep"}],
+  "turns": [{"user": "hi", "replies": [{"toolCalls": [{"id": "c1", "name": "x"}]}, {"text": "ok"}]}]}`)
+	for name, c := range map[string]struct{ src, want string }{
+		"move-to-end": {fixture(`"extends": "root", `, `{"op": "moveToEnd", "tool": "shel"}`), `listeners[0].tool: no plugin of move-to-end has a tool "shel", and no addTool listener adds one: this moveToEnd would change nothing`},
+		"remove-tool": {fixture("", `{"op": "reverse"}, {"op": "removeTool", "tool": "grpe"}`), `listeners[1].tool: no plugin of remove-tool has a tool "grpe"`},
+		"inherited":   {fixture(`"extends": "root", `, `{"op": "removeTool", "tool": "shell"}`), ""},
+	} {
+		writeFile(t, filepath.Join(dir, name+".json"), c.src)
+		_, err := loadFixture(dir, name)
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, name+".json")+":1:") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+	if _, err := loadFixture(dir, "late"); err != nil {
+		t.Errorf("a late plugin's tool: %v", err)
 	}
 }
 
