@@ -152,10 +152,16 @@ func TestGuardUniformity(t *testing.T) {
   {"user": "a", "replies": [{"text": "b"}]}, {"user": "c", "replies": [{"text": "d"}]}]}`
 	adds := `{"description": "adds a plugin", "extends": "pin", "plugins": [{"name": "more", "tools": [{"name": "m"}]}],
   "turns": [{"user": "a", "replies": [{"text": "b"}]}]}`
+	// Through a fixture that adds nothing either, the pin is the one to
+	// match; through one that adds a plugin, there is none.
+	grand := `{"description": "extends longer", "extends": "longer", "turns": [
+  {"user": "a", "replies": [{"text": "b"}]}, {"user": "c", "replies": [{"text": "d"}]}]}`
+	viaAdds := `{"description": "extends adds", "extends": "adds", "turns": [
+  {"user": "a", "replies": [{"text": "b"}]}, {"user": "c", "replies": [{"text": "d"}]}]}`
 	dir := t.TempDir()
 	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Shuffle: -1, Seed: 1}
 	os.MkdirAll(opts.Fixtures, 0o755)
-	for name, body := range map[string]string{"pin": pin, "same": same, "longer": longer, "adds": adds} {
+	for name, body := range map[string]string{"pin": pin, "same": same, "longer": longer, "adds": adds, "grand": grand, "via-adds": viaAdds} {
 		writeFile(t, filepath.Join(opts.Fixtures, name+".json"), body)
 	}
 	s := mustLoad(t, opts)
@@ -169,6 +175,13 @@ func TestGuardUniformity(t *testing.T) {
 	failureWith(t, check("longer"), CheckUniformity, "longer.golden:11:", "longer extends the pin pin", "header 2 differs: the pin has 1 distinct headers, longer 2")
 	if fails := check("adds"); len(fails) != 0 {
 		t.Errorf("a fixture that adds a plugin is exempt, got %v", fails)
+	}
+	failureWith(t, check("grand"), CheckUniformity, "grand extends the pin pin (through longer, which adds nothing either)", "header 2 differs")
+	if p := s.Pins(s.Fixture("grand")); p.Kind != PinUniform || p.Pin != "pin" {
+		t.Errorf("Pins(grand) = %+v, want uniform with pin", p)
+	}
+	if fails := check("via-adds"); len(fails) != 0 {
+		t.Errorf("a fixture extending one that adds a plugin is exempt, got %v", fails)
 	}
 }
 

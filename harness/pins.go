@@ -50,8 +50,8 @@ func (s *Suite) Pins(f *Fixture) Pinning {
 	if f.Pin {
 		return Pinning{Kind: PinSidecars, Files: []string{s.systemPath(f.Name), s.toolsPath(f.Name)}}
 	}
-	if parent := s.byName[f.Extends]; parent != nil && parent.Pin && !f.Captured() && f.addsNothing() {
-		return Pinning{Kind: PinUniform, Pin: parent.Name}
+	if pin := s.uniformPin(f); pin != nil && !f.Captured() {
+		return Pinning{Kind: PinUniform, Pin: pin.Name}
 	}
 	return Pinning{Kind: PinDeterminism}
 }

@@ -295,8 +295,8 @@ func permutationSeed(base uint64, name string, run int) uint64 {
 // checkUniformity enforces that a fixture extending a pin without adding
 // anything produces the pin's headers byte for byte.
 func (s *Suite) checkUniformity(f *Fixture, r *runResult, res *Result) {
-	parent := s.byName[f.Extends]
-	if parent == nil || !parent.Pin {
+	parent := s.uniformPin(f)
+	if parent == nil {
 		return
 	}
 	// f adds no plugins, so its plugins are the parent's: the parent's
@@ -318,7 +318,11 @@ func (s *Suite) checkUniformity(f *Fixture, r *runResult, res *Result) {
 		if i < len(got) {
 			line = got[i].line
 		}
-		msg := fmt.Sprintf("%s extends the pin %s without adding config, sections, plugins or listeners, so its headers must be the pin's; header %d differs", f.Name, parent.Name, i+1)
+		through := ""
+		if f.Extends != parent.Name {
+			through = " (through " + f.Extends + ", which adds nothing either)"
+		}
+		msg := fmt.Sprintf("%s extends the pin %s%s without adding config, sections, plugins or listeners, so its headers must be the pin's; header %d differs", f.Name, parent.Name, through, i+1)
 		var m *Mismatch
 		if i < len(want) && i < len(got) {
 			m = lineMismatch(file, line, []byte(want[i].text()), []byte(got[i].text()), sides{"the pin " + parent.Name, f.Name})
@@ -329,6 +333,20 @@ func (s *Suite) checkUniformity(f *Fixture, r *runResult, res *Result) {
 		res.Failures = append(res.Failures, Failure{Check: CheckUniformity, File: file, Line: line, Msg: msg, Mismatch: m})
 		return
 	}
+}
+
+// uniformPin returns the pin whose headers f's must be: the pin f extends
+// through fixtures that, like f, add nothing of their own; nil when there
+// is none.
+func (s *Suite) uniformPin(f *Fixture) *Fixture {
+	for seen := 0; f.addsNothing() && seen <= len(s.all); seen++ {
+		parent := s.byName[f.Extends]
+		if parent == nil || parent.Pin {
+			return parent
+		}
+		f = parent
+	}
+	return nil
 }
 
 // samePlugins reports whether two plugin lists register the same tools.
