@@ -30,6 +30,7 @@ func TestRecordUsageErrors(t *testing.T) {
 		{[]string{"-o", "f", "-prune"}, "record: -o writes one log and cannot be combined with -check, -prune or -json\n"},
 		{[]string{"-json", "-o", "f"}, "record: -o writes one log and cannot be combined with -check, -prune or -json\n"},
 		{[]string{"-listen-remote"}, "record: -listen-remote needs -listen\n"},
+		{[]string{"-run", "^a$", "-prune"}, "record: -prune deletes golden files that belong to no fixture, which -run cannot select: drop -run (record -prune records every fixture), or delete the file by hand\n"},
 		{[]string{"help", "me"}, "record: help takes no topic; got \"me\"\n"},
 		{[]string{"-shuffle", "x"}, "record: flag provided but not defined: -shuffle\n"},
 		{[]string{"-seed", "x"}, "record: invalid value \"x\" for flag -seed: parse error\n"},

@@ -156,7 +156,7 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.StringVar(&runExpr, "run", "", "record only fixtures whose name matches `REGEX`")
 	fs.BoolVar(&check, "check", false, "write nothing; exit 1 if recording would change a file or replay would fail on the layout")
 	fs.BoolVar(&force, "force", false, "write even when CI is set")
-	fs.BoolVar(&prune, "prune", false, "delete golden files that belong to no fixture")
+	fs.BoolVar(&prune, "prune", false, "delete golden files that belong to no fixture (not with -run)")
 	fs.StringVar(&outFile, "o", "", "write the full, untemplated log of the one fixture -run selects to `FILE` (- or /dev/stdout for standard output)")
 	fs.BoolVar(&asJSON, "json", false, "print one JSON object per file and per fixture that fails its checks, then a summary object")
 	fs.Uint64Var(&opts.Seed, "seed", 0, "seed of the permutation runs and of subprocess agents' PYTHONHASHSEEDs, as replay's (`N`; 0 picks one)")
@@ -193,6 +193,12 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if outFile != "" && (check || prune || asJSON) {
 		return command.Fail(stderr, "-o writes one log and cannot be combined with -check, -prune or -json")
+	}
+	if prune && opts.Run != nil {
+		// Under -run only the selected names are looked at, and an
+		// orphan's name belongs to no fixture to select: -prune would
+		// delete nothing.
+		return command.Fail(stderr, "-prune deletes golden files that belong to no fixture, which -run cannot select: drop -run (record -prune records every fixture), or delete the file by hand")
 	}
 	opts.Commands = cliflags.RecordCommands(opts.Fixtures, opts.Golden)
 	rep := newReporter(stdout, stderr, asJSON, check)
