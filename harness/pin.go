@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/logformat"
@@ -31,6 +32,37 @@ import (
 
 // markerPrefix starts the line before each later system prompt.
 const markerPrefix = "<!-- headergold: header "
+
+// escapeMarkers escapes the lines of a system text that would read as a
+// marker line, or as an escaped one: each gets one more backslash before
+// it, so that no text reads as a header boundary and two different
+// header sequences never make one sidecar (Markdown shows \< as <).
+func escapeMarkers(text string) string {
+	if !strings.Contains(text, markerPrefix) {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimLeft(l, `\`), markerPrefix) {
+			lines[i] = `\` + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// unescapeMarkers undoes escapeMarkers.
+func unescapeMarkers(text string) string {
+	if !strings.Contains(text, `\`+markerPrefix) {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, `\`) && strings.HasPrefix(strings.TrimLeft(l, `\`), markerPrefix) {
+			lines[i] = l[1:]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
 
 // markerHeader returns the header number a marker line names, and
 // whether line is a marker that names one.
@@ -107,6 +139,7 @@ func Sidecars(log []byte) (systemMD, toolsJSON []byte, err error) {
 		} else if sys.Exists() && sys.Type != gjson.String {
 			return nil, nil, &TemplateError{Line: e.line, Path: "data.header.system", Msg: "header.system is not a string"}
 		}
+		text = escapeMarkers(text)
 		if ts.Exists() && !ts.IsArray() && !captured {
 			return nil, nil, &TemplateError{Line: e.line, Path: "data.header.tools", Msg: "header.tools is not an array"}
 		}

@@ -262,9 +262,9 @@ func systemSections(md []byte) []section {
 	md = bytes.TrimSuffix(md, []byte{'\n'})
 	i := bytes.Index(md, sep)
 	if i < 0 {
-		return []section{{1, string(md)}}
+		return []section{{1, unescapeMarkers(string(md))}}
 	}
-	out := []section{{1, string(md[:i])}}
+	out := []section{{1, unescapeMarkers(string(md[:i]))}}
 	md = md[i+2:]
 	for {
 		marker, rest, ok := bytes.Cut(md, []byte{'\n'})
@@ -282,7 +282,7 @@ func systemSections(md []byte) []section {
 		} else {
 			md = nil
 		}
-		out = append(out, section{header, string(text)})
+		out = append(out, section{header, unescapeMarkers(string(text))})
 		if md == nil {
 			return out
 		}

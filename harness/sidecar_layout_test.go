@@ -1,6 +1,11 @@
 package harness
 
-import "testing"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"testing"
+)
 
 // TestSidecarsLayout: the system sidecar holds the first system text and
 // then each changed one after a marker naming the header by its index
@@ -75,4 +80,39 @@ func jsonlLines(lines ...string) string {
 		s += l + "\n"
 	}
 	return s
+}
+
+// TestSidecarMarkerInPrompt: a system prompt holding a line that reads as
+// a sidecar marker (or an escaped one) is written escaped, so two header
+// sequences never make one NAME.system.md, and the pricing split reads
+// each prompt back as it was.
+func TestSidecarMarkerInPrompt(t *testing.T) {
+	header := func(n int, reason, system string) string {
+		sys, _ := json.Marshal(system)
+		return fmt.Sprintf(`{"type":"request/header","data":{"turn":1,"step":%d,"reason":%q,"header":{"config":{},"system":%s}}}`+"\n", n, reason, sys)
+	}
+	marker := markerPrefix + "2 (change, turn 1, step 2) -->"
+	changed := header(1, "initial", "p") + header(2, "change", "p\n\nLater.")
+	forged := header(1, "initial", "p\n\n"+marker+"\n\np\n\nLater.")
+	a, _, err := Sidecars([]byte(changed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := Sidecars([]byte(forged))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(a, b) {
+		t.Fatalf("one system.md for two header sequences:\n%s", a)
+	}
+	for _, text := range []string{"p\n\n" + marker + "\n\nq", `\` + marker, `\\` + marker + "\nx", marker} {
+		md, _, err := Sidecars([]byte(header(1, "initial", "first") + header(2, "change", text)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		secs := systemSections(md)
+		if len(secs) != 2 || secs[0].text != "first" || secs[1].header != 2 || secs[1].text != text {
+			t.Errorf("%q: sections %+v", text, secs)
+		}
+	}
 }
