@@ -44,7 +44,10 @@ func (r Run) outcomeKey() string {
 // ReadRun reads a session log (full or templated). The executed order is
 // the tool/result events of calls that ran: not those refused, failed or
 // replayed from the idempotency ledger. The results are the last output of
-// each tool, failures included; the answer is the last assistant text.
+// each tool, failures included; the answer is the last assistant text. In
+// a captured log, whose agent runs its own tools, the order is that of the
+// tool calls of the replies (capture/reply) and the answer their last
+// text; there are no results.
 // Every line must be an event {"type": string, "data": object}; errors name
 // the file and 1-based line, and a JSON syntax error its column and what is
 // wrong, as replay diff's do. A line is held to the limits of every log
@@ -79,6 +82,17 @@ func ReadRun(name string, r io.Reader) (Run, error) {
 				}
 			case logformat.AssistantMessage:
 				if t := data.Get("text"); t.Exists() {
+					run.Answer = t.String()
+				}
+			case logformat.CaptureReply:
+				// A captured agent runs its own tools: what the log holds
+				// is the calls the model asked for, and its text.
+				reply := data.Get("reply")
+				reply.Get("toolCalls").ForEach(func(_, c gjson.Result) bool {
+					run.Order = append(run.Order, c.Get("name").String())
+					return true
+				})
+				if t := reply.Get("text"); t.Exists() {
 					run.Answer = t.String()
 				}
 			}

@@ -125,6 +125,33 @@ func TestExecutedOrderSkipsRefusedAndReplayed(t *testing.T) {
 	}
 }
 
+// TestCapturedLogs: a captured log's order is the tool calls of its
+// replies and its answer their last text, so two captured runs that call
+// other tools and answer otherwise are neither stable nor robust.
+func TestCapturedLogs(t *testing.T) {
+	log := func(tool, answer string) string {
+		return `{"type":"request/header","data":{"request":1,"reason":"initial","format":"anthropic","header":{"config":{"model":"m"}}}}
+{"type":"capture/request","data":{"request":1,"format":"anthropic","path":"/v1/messages","body":{"model":"<<config>>","messages":[]}}}
+{"type":"capture/reply","data":{"request":1,"reply":{"text":"looking","toolCalls":[{"id":"t1","name":"` + tool + `","arguments":{}},{"id":"t2","name":"search","arguments":{}}]}}}
+{"type":"capture/reply","data":{"request":2,"reply":{"text":"` + answer + `"}}}
+`
+	}
+	a, err := ReadRun("a", strings.NewReader(log("get_weather", "12 °C")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.Order, []string{"get_weather", "search"}) || a.Answer != "12 °C" {
+		t.Errorf("order %v answer %q", a.Order, a.Answer)
+	}
+	b, err := ReadRun("b", strings.NewReader(log("get_time", "3 pm")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.orderKey() == b.orderKey() || a.outcomeKey() == b.outcomeKey() {
+		t.Errorf("two different captured runs read alike: %+v %+v", a, b)
+	}
+}
+
 // TestDeepLineRefused: a log line nested past the limit every log reader
 // holds to is refused before it is parsed, naming the file, line, column
 // and depth; ten million deep does not overflow the stack.
