@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/headergold/headergold/internal/cliflags"
@@ -92,14 +93,27 @@ func writeStability(w io.Writer, r stability.Report) {
 	orderCount := int(r.Stability*float64(r.Runs) + 0.5)
 	outcomeCount := int(r.Robustness*float64(r.Runs) + 0.5)
 	fmt.Fprintf(w, "%d runs, threshold %.2f\n", r.Runs, r.Threshold)
-	fmt.Fprintf(w, "ordering stability  %.2f  (%d of %d runs share the order %s; %d distinct orders)\n",
-		r.Stability, orderCount, r.Runs, sequence(r.Order), r.Orders)
-	fmt.Fprintf(w, "outcome robustness  %.2f  (%d of %d runs share the outcome; %d distinct outcomes)\n",
-		r.Robustness, outcomeCount, r.Runs, r.Outcomes)
+	fmt.Fprintf(w, "ordering stability  %s  (%d of %d runs share the order %s; %d distinct orders)\n",
+		share(r.Stability, r.Threshold), orderCount, r.Runs, sequence(r.Order), r.Orders)
+	fmt.Fprintf(w, "outcome robustness  %s  (%d of %d runs share the outcome; %d distinct outcomes)\n",
+		share(r.Robustness, r.Threshold), outcomeCount, r.Runs, r.Outcomes)
 	fmt.Fprintf(w, "quadrant: %s\n", r.Quadrant)
 	for _, p := range r.PerRun {
 		fmt.Fprintf(w, "  %-8s %-8s %s  %s\n", mark("order", p.OrderMatches), mark("outcome", p.OutcomeMatches), p.Name, sequence(p.Order))
 	}
+}
+
+// share formats a share with two decimals, or with as many more as it
+// takes not to read as the threshold it falls short of (0.9967 against
+// 1.00 is 0.9967, not 1.00).
+func share(v, threshold float64) string {
+	for prec := 2; prec < 8; prec++ {
+		s := strconv.FormatFloat(v, 'f', prec, 64)
+		if f, _ := strconv.ParseFloat(s, 64); v >= threshold || f < threshold {
+			return s
+		}
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 func mark(what string, ok bool) string {

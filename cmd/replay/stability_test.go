@@ -87,3 +87,18 @@ func TestStabilityErrorsNameTheCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestShareNeverReadsAsTheThreshold: a share just under the threshold is
+// printed with the decimals it takes to read as under it.
+func TestShareNeverReadsAsTheThreshold(t *testing.T) {
+	for _, c := range []struct {
+		v, threshold float64
+		want         string
+	}{
+		{300.0 / 301, 1, "0.997"}, {0.8, 0.8, "0.80"}, {0.5, 0.8, "0.50"}, {0.7999, 0.8, "0.7999"}, {1, 1, "1.00"}, {0.996, 0.99, "1.00"},
+	} {
+		if got := share(c.v, c.threshold); got != c.want {
+			t.Errorf("share(%v, %v) = %s, want %s", c.v, c.threshold, got, c.want)
+		}
+	}
+}
