@@ -230,6 +230,9 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "record: -listen serves one scenario; -run %q selects %d\n", opts.Run, len(suite.Fixtures()))
 		return exitUsage
 	}
+	if msg := cliflags.CaptureOnly(opts, suite.Fixtures()); msg != "" {
+		return command.Fail(stderr, "%s", msg)
+	}
 	if len(suite.Fixtures()) == 0 && opts.Run != nil {
 		return command.Fail(stderr, "-run %q matches no fixture in %s", opts.Run, opts.Fixtures)
 	}

@@ -269,6 +269,10 @@ func runReplay(args []string, e env) int {
 		fmt.Fprintf(e.stderr, "replay: -listen serves one scenario; -run %q selects %d\n", rf.opts.Run, len(suite.Fixtures()))
 		return exitUsage
 	}
+	if msg := cliflags.CaptureOnly(rf.opts, suite.Fixtures()); msg != "" {
+		fmt.Fprintf(e.stderr, "replay: %s\n", msg)
+		return exitUsage
+	}
 	if dir := cmp.Or(rf.opts.Golden, "golden"); !isDir(dir) {
 		// Every fixture would run, agents and all, to find nothing to
 		// compare with: a mistyped -golden is said once, up front.

@@ -399,7 +399,12 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, 
 		s.addFailure(where + ": " + msg)
 		wire.WriteError(w, e.Format, status, "headergold recording proxy: "+msg)
 	}
-	up, err := UpstreamURL(s.upstream(e.Format), r.URL)
+	base := s.upstream(e.Format)
+	if base == "" {
+		fail(http.StatusBadGateway, "no upstream URL for %s requests: give one (-upstream URL, or -upstream %s=URL)", e.Format, e.Format)
+		return
+	}
+	up, err := UpstreamURL(base, r.URL)
 	if err != nil {
 		fail(http.StatusBadGateway, "%v", err)
 		return

@@ -52,6 +52,8 @@ func TestProxyMessagesHideTheKey(t *testing.T) {
 	// so nothing answers there, whatever else runs on the machine.
 	const closed = "127.0.0.1:0"
 	for _, c := range []struct{ upstream, path, want string }{
+		// No upstream for the request's format (FORMAT=URL for others).
+		{"", "/v1beta/models/m:generateContent", "no upstream URL for gemini requests: give one (-upstream URL, or -upstream gemini=URL)"},
 		{"http://" + closed, "/v1beta/models/my%20model:generateContent", "did not answer"},
 		{"http://bob:PWSECRET@" + closed, "/v1beta/models/m:generateContent", "did not answer"},
 		{"http://api.example.com:port", "/v1beta/models/m:generateContent", "upstream URL http://api.example.com:port"},

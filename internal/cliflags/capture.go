@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/headergold/headergold/harness"
@@ -63,6 +64,11 @@ func (c *Capture) Apply(opts *harness.Options, stderr io.Writer) (func(), error)
 	if c.listenRemote && c.listen == "" {
 		return nil, fmt.Errorf("-listen-remote needs -listen")
 	}
+	if c.listen != "" && len(c.upstream) > 0 {
+		// Recording from a provider ends when the agent does; an agent
+		// started separately says nothing of its end.
+		return nil, fmt.Errorf("-listen cannot record from -upstream: the recording ends when the agent exits, which an agent started separately does not tell; run it through agent.exec")
+	}
 	if c.listen == "" {
 		return func() {}, nil
 	}
@@ -86,6 +92,24 @@ func (c *Capture) Apply(opts *harness.Options, stderr io.Writer) (func(), error)
 		fmt.Fprintf(stderr, "waiting until it has used every scripted reply (%s)\n", stop)
 	}
 	return func() { ln.Close() }, nil
+}
+
+// CaptureOnly returns why the flags that serve captured scenarios
+// (-listen, -upstream) cannot apply to the selected fixtures, or "": each
+// needs a captured scenario, and a reference fixture would ignore it.
+func CaptureOnly(opts harness.Options, selected []*harness.Fixture) string {
+	captured := slices.ContainsFunc(selected, (*harness.Fixture).Captured)
+	switch {
+	case opts.Listen != nil && !captured:
+		return fmt.Sprintf("-listen serves the fake provider to a captured scenario (one with \"agent\"); %s is a reference fixture, whose agent runs inside headergold", selected[0].Name)
+	case opts.Upstream != nil && !captured:
+		what := "no fixture is"
+		if opts.Run != nil {
+			what = fmt.Sprintf("-run %q selects none that is", opts.Run)
+		}
+		return fmt.Sprintf("-upstream records a captured scenario's replies from a provider; %s a captured scenario (one with \"agent\")", what)
+	}
+	return ""
 }
 
 // NotUsage reports whether an error of [Capture.Apply] is about this

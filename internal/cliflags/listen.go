@@ -45,6 +45,9 @@ func ParseUpstream(values []string) (*harness.Upstream, error) {
 			if _, err := wire.ParseFormat(name); err != nil {
 				return nil, fmt.Errorf("-upstream %q: %w", name+"=…", err)
 			}
+			if base == "" {
+				return nil, fmt.Errorf("-upstream %s=: no URL after the =", name)
+			}
 			u.ByFormat[name] = base
 		} else {
 			if u.URL != "" {

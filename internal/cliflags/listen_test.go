@@ -3,6 +3,8 @@ package cliflags
 import (
 	"strings"
 	"testing"
+
+	"github.com/headergold/headergold/harness"
 )
 
 func TestListenRefusesRemoteAddresses(t *testing.T) {
@@ -32,7 +34,7 @@ func TestParseUpstream(t *testing.T) {
 	if err != nil || u.URL != "https://api.example.com" || u.ByFormat["gemini"] != "http://127.0.0.1:9/g" || len(u.ByFormat) != 1 {
 		t.Errorf("ParseUpstream = %+v, %v", u, err)
 	}
-	for _, bad := range [][]string{{"ftp://x"}, {"claude=https://x"}, {"https://a", "https://b"}, {"https://gw/v1?key=K"},
+	for _, bad := range [][]string{{"ftp://x"}, {"anthropic="}, {"claude=https://x"}, {"https://a", "https://b"}, {"https://gw/v1?key=K"},
 		{"https://bob:PW@a.example/?key=SECRET1", "https://b.example/?key=SECRET2"}, {"https://bob:PW@a.example", "https://b.example/x?key=SECRET2"}} {
 		_, err := ParseUpstream(bad)
 		if err == nil {
@@ -67,5 +69,34 @@ func TestNotUsage(t *testing.T) {
 		} else if NotUsage(err) {
 			t.Errorf("%s: %v is taken for the machine's state", addr, err)
 		}
+	}
+}
+
+// CaptureOnly refuses -listen and -upstream where no selected fixture is
+// a captured scenario, which would ignore them.
+func TestCaptureOnly(t *testing.T) {
+	ref := &harness.Fixture{Name: "ref"}
+	captured := &harness.Fixture{Name: "cap", Agent: &harness.AgentSpec{}}
+	up := harness.Options{Upstream: &harness.Upstream{URL: "http://127.0.0.1:1"}}
+	if msg := CaptureOnly(up, []*harness.Fixture{ref}); !strings.Contains(msg, "no fixture is a captured scenario") {
+		t.Errorf("upstream, reference only: %q", msg)
+	}
+	if msg := CaptureOnly(up, []*harness.Fixture{ref, captured}); msg != "" {
+		t.Errorf("upstream with a captured scenario: %q", msg)
+	}
+	ln, err := Listen("127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	listen := harness.Options{Listen: ln}
+	if msg := CaptureOnly(listen, []*harness.Fixture{ref}); !strings.Contains(msg, "ref is a reference fixture") {
+		t.Errorf("listen, reference: %q", msg)
+	}
+	if msg := CaptureOnly(listen, []*harness.Fixture{captured}); msg != "" {
+		t.Errorf("listen, captured: %q", msg)
+	}
+	if msg := CaptureOnly(harness.Options{}, []*harness.Fixture{ref}); msg != "" {
+		t.Errorf("no flags: %q", msg)
 	}
 }
