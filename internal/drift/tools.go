@@ -38,7 +38,11 @@ func toolName(t gjson.Result, i int) string {
 type unit struct {
 	val  gjson.Result
 	path []string // below the tools array: "3", or "0", "functionDeclarations", "2"
-	name string
+	// valPath, when set, is where val is, when that is not path: a
+	// Gemini entry of one built-in tool is the tool (path "0"), its
+	// member's value the tool's value ("0", "googleSearch").
+	valPath []string
+	name    string
 	// group and rank place the unit: its tools entry, and its place among
 	// the units of that entry.
 	group, rank int
@@ -90,11 +94,11 @@ func geminiUnits(arr gjson.Result) (units []unit, groups []string) {
 				sig.WriteString(strconv.Quote(m.key.Str))
 			}
 			if !isDeclarations(m) {
-				path := []string{strconv.Itoa(g), key}
+				u := unit{val: m.val, path: []string{strconv.Itoa(g), key}, name: m.key.Str, group: g, rank: rank}
 				if len(ms) == 1 {
-					path = path[:1] // the entry is the tool
+					u.path, u.valPath = u.path[:1], u.path // the entry is the tool
 				}
-				units = append(units, unit{val: m.val, path: path, name: m.key.Str, group: g, rank: rank})
+				units = append(units, u)
 				rank++
 				sig.WriteString(":tool,")
 				continue
@@ -526,6 +530,11 @@ func unitNames(us []unit) []string {
 
 // unit compares two matched tools, at the earlier of their paths.
 func (w *walker) unit(comps []string, x, y unit) {
+	for _, u := range []*unit{&x, &y} {
+		if u.valPath != nil {
+			u.path = u.valPath
+		}
+	}
 	path := at(comps, earlier(x, y))
 	outer := w.toolDepth
 	w.toolDepth = len(path)

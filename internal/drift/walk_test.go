@@ -169,6 +169,12 @@ func TestBodyParts(t *testing.T) {
 			`{"contents":[],"tools":[{"codeExecution":{},"googleSearch":{}}]}`,
 			`{"contents":[],"tools":[{"googleSearch":{},"codeExecution":{}}]}`,
 			"tools.0", "tools.0", []Kind{Encoding}},
+		// A built-in tool's settings are compared below its key, whether
+		// it is alone in its entry or not.
+		{"gemini built-in tool setting",
+			`{"contents":[],"tools":[{"googleSearch":{"x":1}}]}`,
+			`{"contents":[],"tools":[{"googleSearch":{"x":2}}]}`,
+			"tools.0.googleSearch.x", "tools.0.googleSearch.x", []Kind{Content}},
 		// The same tools in other entries are grouped otherwise, whatever
 		// order the key order of the merged entry gives them.
 		{"gemini built-in tool regrouped",
