@@ -59,6 +59,35 @@ func TestSubtestFilter(t *testing.T) {
 	}
 }
 
+// subtestSkip reads -skip as go test applies it: a whole match of the
+// subtest's name, so an alternative naming a deeper subtest skips none,
+// and an empty subtest element skips them all.
+func TestSubtestSkip(t *testing.T) {
+	fl := flag.Lookup("test.skip")
+	old := fl.Value.String()
+	t.Cleanup(func() { fl.Value.Set(old) })
+	name := t.Name()
+	for pattern, want := range map[string]string{
+		"":                                "<none>",
+		name + "/^a$":                     "^a$",
+		name + "/a/x":                     "<none>",
+		name + "/":                        "",
+		"TestOther/a|" + name + "/^b$":    "^b$",
+		name + "/^a$|" + name + "/^b$/c":  "^a$",
+		name + "/^a$|" + name + "/(b|c)$": "(?:^a$)|(?:(b|c)$)",
+	} {
+		fl.Value.Set(pattern)
+		re, err := subtestSkip(t)
+		got := "<none>"
+		if re != nil {
+			got = re.String()
+		}
+		if err != nil || got != want {
+			t.Errorf("-skip %q: %s, %v; want %s", pattern, got, err, want)
+		}
+	}
+}
+
 // With GOLDIE_UPDATE, go test -run 'TestX/^a$' records fixture a only.
 func TestRecordingFollowsGoTestRun(t *testing.T) {
 	dir := t.TempDir()
@@ -76,7 +105,7 @@ func TestRecordingFollowsGoTestRunAndSkip(t *testing.T) {
 		run, skip string
 	}{
 		"Options.Run and -run": {`^(a|b)$`, "/^a$", ""},
-		"-skip":                {"", "", "/^b$"},
+		"-skip":                {"", "", "/^(b|broken)$"},
 		"-run and -skip":       {"", "/^(a|b)$", "/b"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -86,6 +115,8 @@ func TestRecordingFollowsGoTestRunAndSkip(t *testing.T) {
 				opts.Run = regexp.MustCompile(c.optsRun)
 			}
 			os.MkdirAll(opts.Fixtures, 0o755)
+			// A broken fixture the flags leave out fails nothing.
+			writeFile(t, filepath.Join(opts.Fixtures, "broken.json"), `{"description": "cut short`)
 			run := t.Name() + c.run
 			skip := ""
 			if c.skip != "" {
