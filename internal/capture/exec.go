@@ -153,10 +153,17 @@ func Environ(base []string, env map[string]string, unset ...string) []string {
 }
 
 // program returns the program to start for argv0. A bare name is looked
-// up in the PATH the agent gets when Env sets one, as a shell, env(1) or
-// a spawn from Node or Python would, not in this process's PATH.
-func program(argv0, dir string, env map[string]string) (string, error) {
-	path, ok := env["PATH"]
+// up in the PATH of env, the agent's environment (which agent.env may
+// set), from the agent's directory dir, as a shell, env(1) or a spawn
+// from Node or Python would: not in this process's PATH from its own
+// directory.
+func program(argv0, dir string, env []string) (string, error) {
+	path, ok := "", false
+	for _, kv := range env {
+		if v, found := strings.CutPrefix(kv, "PATH="); found {
+			path, ok = v, true
+		}
+	}
 	if !ok || strings.ContainsRune(argv0, '/') || strings.ContainsRune(argv0, filepath.Separator) {
 		return argv0, nil
 	}
@@ -193,14 +200,15 @@ func Run(ctx context.Context, c Command) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
-	name, err := program(c.Argv[0], c.Dir, c.Env)
+	env := Environ(os.Environ(), c.Env, c.Unset...)
+	name, err := program(c.Argv[0], c.Dir, env)
 	if err != nil {
 		return &ExecError{Argv: c.Argv, Err: err, NotStarted: true}
 	}
 	cmd := exec.Command(name, c.Argv[1:]...)
 	cmd.Args[0] = c.Argv[0] // the name as given, not as found
 	cmd.Dir = c.Dir
-	cmd.Env = Environ(os.Environ(), c.Env, c.Unset...)
+	cmd.Env = env
 	// stderr is a pipe of Run's own, not one exec.Cmd copies from: Wait
 	// then returns when the agent exits, not when every process that
 	// inherited its stderr (a background child) has closed it.

@@ -267,10 +267,10 @@ func TestEnviron(t *testing.T) {
 }
 
 // TestRunLooksUpTheAgentsPATH: a bare program name is looked up in the
-// PATH the agent's environment sets, as a shell would start it, with
-// relative entries taken from the agent's directory and files that are
-// not executable passed over; not found there, it is not started, and the
-// message names that PATH.
+// PATH the agent gets (agent.env's, else the inherited one), as a shell
+// would start it, with relative entries taken from the agent's directory
+// and files that are not executable passed over; not found there, it is
+// not started, and the message names that PATH.
 func TestRunLooksUpTheAgentsPATH(t *testing.T) {
 	dir := t.TempDir()
 	for _, d := range []string{"bin", "other"} {
@@ -296,6 +296,16 @@ func TestRunLooksUpTheAgentsPATH(t *testing.T) {
 		if b, err := os.ReadFile(filepath.Join(dir, "ran")); err != nil || string(b) != "right\n" {
 			t.Errorf("PATH=%s: ran %q, %v; want the executable in bin", path, b, err)
 		}
+	}
+	// The inherited PATH, when agent.env does not set one: a relative
+	// entry is the agent's directory's, as the agent's own shell reads it.
+	t.Setenv("PATH", "other"+string(filepath.ListSeparator)+"bin"+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	os.Remove(filepath.Join(dir, "ran"))
+	if err := Run(context.Background(), Command{Argv: []string{name}, Dir: dir}); err != nil {
+		t.Fatalf("inherited PATH: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "ran")); err != nil || string(b) != "right\n" {
+		t.Errorf("inherited PATH: ran %q, %v; want the executable in bin", b, err)
 	}
 	err := Run(context.Background(), Command{Argv: []string{name}, Dir: dir, Env: map[string]string{"PATH": filepath.Join(dir, "other")}})
 	var ee *ExecError

@@ -25,7 +25,7 @@ func lookPathIn(file, path, dir string) (string, error) {
 			return filepath.Abs(p)
 		}
 	}
-	return "", fmt.Errorf("exec: %q: executable file not found in the PATH the agent's environment sets (%s)", file, path)
+	return "", fmt.Errorf("exec: %q: executable file not found in the agent's PATH (%s)", file, path)
 }
 
 // setGroup starts the command in a process group of its own, so that a
