@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/headergold/headergold/internal/agent"
@@ -318,9 +319,17 @@ func (s *Suite) checkUniformity(f *Fixture, r *runResult, res *Result) {
 		if i < len(got) {
 			line = got[i].line
 		}
+		var chain []string // the fixtures between f and the pin
+		for g := s.byName[f.Extends]; g != nil && g != parent && len(chain) <= len(s.all); g = s.byName[g.Extends] {
+			chain = append(chain, g.Name)
+		}
 		through := ""
-		if f.Extends != parent.Name {
-			through = " (through " + f.Extends + ", which adds nothing either)"
+		switch len(chain) {
+		case 0:
+		case 1:
+			through = " (through " + chain[0] + ", which adds nothing either)"
+		default:
+			through = " (through " + strings.Join(chain, ", ") + ", which add nothing either)"
 		}
 		msg := fmt.Sprintf("%s extends the pin %s%s without adding config, sections, plugins or listeners, so its headers must be the pin's; header %d differs", f.Name, parent.Name, through, i+1)
 		var m *Mismatch
