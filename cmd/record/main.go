@@ -200,7 +200,7 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		// delete nothing.
 		return command.Fail(stderr, "-prune deletes golden files that belong to no fixture, which -run cannot select: drop -run (record -prune records every fixture), or delete the file by hand")
 	}
-	opts.Commands = cliflags.RecordCommands(opts.Fixtures, opts.Golden)
+	opts.Commands = cliflags.RecordCommands(opts.Fixtures, opts.Golden, cf.Flags())
 	rep := newReporter(stdout, stderr, asJSON, check)
 	release, err := cf.Apply(&opts, stderr)
 	if err != nil {
@@ -256,7 +256,7 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if f := suite.Fixture(r.Fixture); f != nil && f.Seeded() && !r.Invalid() {
 			// The same runs again: the seed picks the permutation
 			// orders and a subprocess agent's hash seeds.
-			reproduce = fmt.Sprintf("%s -check%s -seed %d -run '^%s$'", command.Name, cliflags.DirFlags(opts.Fixtures, opts.Golden), r.Seed, r.Fixture)
+			reproduce = fmt.Sprintf("%s -check%s -seed %d -run '^%s$'", command.Name, cliflags.DirFlags(opts.Fixtures, opts.Golden)+cf.Flags(), r.Seed, r.Fixture)
 		}
 		rep.failed(r, reproduce)
 	}

@@ -123,7 +123,7 @@ func parseReplayFlags(args []string, e env) (*replayFlags, int) {
 			return nil, replayCommand.Fail(e.stderr, "%v", err)
 		}
 	}
-	rf.opts.Commands = cliflags.RecordCommands(rf.opts.Fixtures, rf.opts.Golden)
+	rf.opts.Commands = cliflags.RecordCommands(rf.opts.Fixtures, rf.opts.Golden, rf.capture.Flags())
 	rf.colour = e.terminal && e.getenv("NO_COLOR") == "" && !rf.json
 	rf.annotated = e.getenv("GITHUB_ACTIONS") == "true"
 	return &rf, exitOK
@@ -457,13 +457,13 @@ func (p *printer) annotations() io.Writer {
 }
 
 // dirFlags repeats -fixtures, -golden and -shuffle when they are not the
-// defaults, so the reproduce line replays the same runs.
+// defaults, and -listen, so the reproduce line replays the same runs.
 func (p *printer) dirFlags() string {
 	s := cliflags.DirFlags(p.rf.opts.Fixtures, p.rf.opts.Golden)
 	if n := p.rf.opts.Shuffle; n != harness.DefaultShuffle {
 		s += fmt.Sprintf(" -shuffle %d", max(n, 0))
 	}
-	return s
+	return s + p.rf.capture.Flags()
 }
 
 // annotation escapes a message for a GitHub Actions workflow command.

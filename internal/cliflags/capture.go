@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/headergold/headergold/harness"
+	"github.com/headergold/headergold/internal/capture"
 )
 
 // listValue is a flag that may be given several times.
@@ -44,6 +45,28 @@ func (c *Capture) Register(fs *flag.FlagSet, upstream bool) {
 	fs.StringVar(&c.listen, "listen", "", "serve the fake provider on `ADDR` (host:port; port 0 picks a free one, printed) and wait for an agent started separately, "+
 		"instead of starting agent.exec; needs -run selecting one scenario")
 	fs.BoolVar(&c.listenRemote, "listen-remote", false, "allow a -listen address that is not loopback")
+}
+
+// Flags repeats the flags given, for a command line that reproduces a
+// run: -listen, -listen-remote and -upstream (each URL as messages show
+// it, without user information or query).
+func (c *Capture) Flags() string {
+	s := ""
+	for _, u := range c.upstream {
+		name, base, ok := strings.Cut(u, "=")
+		if ok && !strings.Contains(name, "/") && !strings.Contains(name, ":") {
+			s += " -upstream " + ShellQuote(name+"="+capture.ShownBase(base))
+		} else {
+			s += " -upstream " + ShellQuote(capture.ShownBase(u))
+		}
+	}
+	if c.listen != "" {
+		s += " -listen " + ShellQuote(c.listen)
+	}
+	if c.listenRemote {
+		s += " -listen-remote"
+	}
+	return s
 }
 
 func (c *Capture) registerUpstream(fs *flag.FlagSet) {

@@ -1,6 +1,7 @@
 package cliflags
 
 import (
+	"flag"
 	"strings"
 	"testing"
 
@@ -98,5 +99,22 @@ func TestCaptureOnly(t *testing.T) {
 	}
 	if msg := CaptureOnly(harness.Options{}, []*harness.Fixture{ref}); msg != "" {
 		t.Errorf("no flags: %q", msg)
+	}
+}
+
+// Flags repeats -upstream, -listen and -listen-remote for a reproducing
+// command line, each upstream URL without user information or query.
+func TestCaptureFlags(t *testing.T) {
+	var c Capture
+	fs := flag.NewFlagSet("record", flag.ContinueOnError)
+	c.Register(fs, true)
+	if err := fs.Parse([]string{"-upstream", "https://bob:PW@api.example.com/v1", "-upstream", "gemini=http://127.0.0.1:9/g", "-listen", "[::1]:0", "-listen-remote"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.Flags(), " -upstream https://api.example.com/v1 -upstream gemini=http://127.0.0.1:9/g -listen '[::1]:0' -listen-remote"; got != want {
+		t.Errorf("Flags() = %q, want %q", got, want)
+	}
+	if got := RecordCommands("fx", "golden", c.Flags()); !strings.HasPrefix(got.Record("^a$"), "record -fixtures fx -upstream") || strings.Contains(got.Prune, "-upstream") {
+		t.Errorf("RecordCommands: record %q, prune %q", got.Record("^a$"), got.Prune)
 	}
 }

@@ -134,11 +134,12 @@ func ShellQuote(s string) string {
 }
 
 // RecordCommands words record's command line for the harness's messages:
-// the binary record, with the -fixtures and -golden the user gave.
-func RecordCommands(fixtures, golden string) harness.Commands {
+// the binary record, with the -fixtures and -golden the user gave, and
+// more flags to repeat (Capture.Flags).
+func RecordCommands(fixtures, golden, more string) harness.Commands {
 	dirs := DirFlags(fixtures, golden)
 	return harness.Commands{
-		Record: func(run string) string { return "record" + dirs + " -run " + ShellQuote(run) },
+		Record: func(run string) string { return "record" + dirs + more + " -run " + ShellQuote(run) },
 		Prune:  "record" + dirs + " -prune",
 	}
 }
