@@ -66,11 +66,8 @@ type Agent struct {
 	// under: copied once per header rather than once per step.
 	deps   assembler.Deps
 	depsOf *assembler.Header
-	// offered are the tool names of depsOf: a call to any other tool is
-	// answered as unknown, not run.
-	offered map[string]bool
-	policy  string
-	ledger  *ledger // tool calls completed so far in the session
+	policy string
+	ledger *ledger // tool calls completed so far in the session
 }
 
 // New builds the system-prompt service from cfg and an agent around it.
@@ -268,10 +265,6 @@ func (a *Agent) runBatch(ctx context.Context, turn, step int, calls []ToolCall, 
 	}
 	if h != a.depsOf {
 		a.deps, a.depsOf = h.Deps(), h
-		a.offered = make(map[string]bool, h.NumTools())
-		for _, n := range h.ToolNames() {
-			a.offered[n] = true
-		}
 	}
 	deps := a.deps
 	names := make([]string, len(calls))
@@ -291,7 +284,7 @@ func (a *Agent) runBatch(ctx context.Context, turn, step int, calls []ToolCall, 
 	}
 	for _, i := range order {
 		c := calls[i]
-		if !a.offered[c.Name] {
+		if !h.Offers(c.Name) {
 			// The model saw no such tool: an agent runs only what it
 			// offered.
 			result(c, fmt.Sprintf("unknown tool %s: not among the tools of this request", c.Name), true, false)

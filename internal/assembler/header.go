@@ -315,5 +315,16 @@ func (h *Header) Deps() Deps {
 	return out
 }
 
+// Offers reports whether the header holds a tool of that name. It reads
+// the list, which costs less than an index for the few calls of a step.
+func (h *Header) Offers(name string) bool {
+	for _, t := range h.tools {
+		if t.tool.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // Idempotent reports whether a tool of that name is declared idempotent.
 func (h *Header) Idempotent(name string) bool { return h.idempotent[name] }

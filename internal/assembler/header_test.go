@@ -164,3 +164,21 @@ func TestEqualHeadersOfSharedProviders(t *testing.T) {
 		t.Error("a parsed copy of the header is not Equal to it")
 	}
 }
+
+// TestHeaderOffers: a header offers exactly the tools it lists, assembled
+// or parsed.
+func TestHeaderOffers(t *testing.T) {
+	t.Parallel()
+	s := mustNew(t, assembler.Config{Model: "m"})
+	mustAdd(t, s, "p", assembler.Tool{Name: "b"}, assembler.Tool{Name: "a"})
+	h := mustAssemble(t, s)
+	parsed, err := assembler.ParseHeader(h.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, hd := range []*assembler.Header{h, parsed} {
+		if !hd.Offers("a") || !hd.Offers("b") || hd.Offers("c") || hd.Offers("") {
+			t.Errorf("Offers of %s: a %v, b %v, c %v", hd.Bytes(), hd.Offers("a"), hd.Offers("b"), hd.Offers("c"))
+		}
+	}
+}
