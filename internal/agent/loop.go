@@ -66,8 +66,13 @@ type Agent struct {
 	// under: copied once per header rather than once per step.
 	deps   assembler.Deps
 	depsOf *assembler.Header
-	policy string
-	ledger *ledger // tool calls completed so far in the session
+	// offered indexes the tool names of offeredBy once scans calls have
+	// read its list (see offers).
+	offeredBy *assembler.Header
+	offered   map[string]bool
+	scans     int
+	policy    string
+	ledger    *ledger // tool calls completed so far in the session
 }
 
 // New builds the system-prompt service from cfg and an agent around it.
@@ -284,7 +289,7 @@ func (a *Agent) runBatch(ctx context.Context, turn, step int, calls []ToolCall, 
 	}
 	for _, i := range order {
 		c := calls[i]
-		if !h.Offers(c.Name) {
+		if !a.offers(h, c.Name) {
 			// The model saw no such tool: an agent runs only what it
 			// offered.
 			result(c, fmt.Sprintf("unknown tool %s: not among the tools of this request", c.Name), true, false)
@@ -310,6 +315,31 @@ func (a *Agent) runBatch(ctx context.Context, turn, step int, calls []ToolCall, 
 		}
 		result(c, res.Output, res.IsError, false)
 	}
+}
+
+// scansBeforeIndex is how many calls under one header read its tool list
+// before the names are indexed: a few calls cost less than an index of
+// hundreds of tools, and many calls over thousands of tools (a long turn
+// of the same header) would cost the list's length each.
+const scansBeforeIndex = 8
+
+// offers reports whether h offers a tool of that name.
+func (a *Agent) offers(h *assembler.Header, name string) bool {
+	if h != a.offeredBy {
+		a.offeredBy, a.offered, a.scans = h, nil, 0
+	}
+	if a.offered == nil {
+		if a.scans < scansBeforeIndex {
+			a.scans++
+			return h.Offers(name)
+		}
+		names := h.ToolNames()
+		a.offered = make(map[string]bool, len(names))
+		for _, n := range names {
+			a.offered[n] = true
+		}
+	}
+	return a.offered[name]
 }
 
 // encodeCalls writes tool calls canonically; arguments default to {}.

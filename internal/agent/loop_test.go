@@ -655,4 +655,22 @@ func TestUnofferedToolCallIsNotRun(t *testing.T) {
 		t.Errorf("the unoffered tool ran:\n%s", log)
 	}
 	assertRebuild(t, a.Log().Bytes(), sc.Requests())
+
+	// Past the first calls under one header its names are indexed: the
+	// answer is the same.
+	var calls []agent.ToolCall
+	for i := range 12 {
+		calls = append(calls, call(fmt.Sprintf("k%d", i), "read_file", `{"path":"a.go"}`))
+	}
+	calls = append(calls, call("k12", "read_fil", `{}`))
+	sc = agent.NewScripted(toolsReply(calls...), text("Done."))
+	sc.SetResult("k12", agent.ToolResult{Output: "ran anyway"})
+	a = newAgent(t, agent.Config{Model: "m-1"}, agent.Options{Adapter: sc})
+	mustProvider(t, a.Service(), "fs", readFile)
+	run(t, a, "Read")
+	log = string(a.Log().Bytes())
+	if !strings.Contains(log, `"callId":"k12","name":"read_fil","output":"unknown tool read_fil: not among the tools of this request","error":true`) ||
+		strings.Contains(log, "ran anyway") || strings.Contains(log, `"callId":"k11","name":"read_file","output":"unknown tool`) {
+		t.Errorf("calls past the index:\n%s", log)
+	}
 }
