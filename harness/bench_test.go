@@ -383,8 +383,9 @@ func BenchmarkPermutationPass(b *testing.B) {
 }
 
 // largeFixture writes a fixture with the given number of tools (in 20
-// plugins, registered in shuffled name order) and one turn of the given
-// number of steps (a tool call at each step but the last).
+// plugins, registered in shuffled name order) and the given number of
+// steps, in turns of at most 25 (a tool call at each step of a turn but
+// its last): a turn stops at the loop's 32-step limit.
 func largeFixture(tools, steps int) []byte {
 	var b strings.Builder
 	b.WriteString(`{"description":"a large header over many steps","config":{"persona":"You operate many services.","model":"m-1"},"plugins":[`)
@@ -406,18 +407,27 @@ func largeFixture(tools, steps int) []byte {
 		}
 		b.WriteString(`]}`)
 	}
-	b.WriteString(`],"turns":[{"user":"Check every service.","replies":[`)
-	for s := 1; s < steps; s++ {
-		fmt.Fprintf(&b, `{"toolCalls":[{"id":"c%d","name":"tool_%05d","arguments":{"id":"o-%d"}}]},`, s, (s*37)%tools, s)
-	}
-	b.WriteString(`{"text":"All services are fine."}],"toolResults":{`)
-	for s := 1; s < steps; s++ {
-		if s > 1 {
+	b.WriteString(`],"turns":[`)
+	const perTurn = 25
+	for first := 1; first <= steps; first += perTurn {
+		last := min(first+perTurn-1, steps) // the turn's steps, numbered over all turns
+		if first > 1 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, `"c%d":"state of o-%d: ok"`, s, s)
+		b.WriteString(`{"user":"Check every service.","replies":[`)
+		for s := first; s < last; s++ {
+			fmt.Fprintf(&b, `{"toolCalls":[{"id":"c%d","name":"tool_%05d","arguments":{"id":"o-%d"}}]},`, s, (s*37)%tools, s)
+		}
+		b.WriteString(`{"text":"All services are fine."}],"toolResults":{`)
+		for s := first; s < last; s++ {
+			if s > first {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"c%d":"state of o-%d: ok"`, s, s)
+		}
+		b.WriteString(`}}`)
 	}
-	b.WriteString(`}}]}`)
+	b.WriteString(`]}`)
 	return []byte(b.String())
 }
 
@@ -745,5 +755,27 @@ func BenchmarkCapturedCompare(b *testing.B) {
 			b.ReportMetric(float64(tVariant)/float64(tBase), "variant/baseline")
 			b.ReportMetric(float64(tVariant)/float64(tFull), "variant/full-golden")
 		})
+	}
+}
+
+// TestLargeFixtureRunsItsSteps: the fixture BenchmarkLargeReplay replays
+// runs the steps it says, every turn completed (a turn of more than the
+// loop's step limit would stop at it, and a benchmark of "100 steps"
+// would measure 32).
+func TestLargeFixtureRunsItsSteps(t *testing.T) {
+	for _, steps := range []int{1, 25, 26, 100} {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "large.json"), string(largeFixture(40, steps)))
+		s := mustLoad(t, Options{Fixtures: dir, Golden: filepath.Join(dir, "golden"), Shuffle: -1})
+		out, res := s.Check(s.Fixture("large"))
+		if !res.Passed() {
+			t.Fatalf("%d steps: %v", steps, res.Failures)
+		}
+		if n := bytes.Count(out.Log, []byte(`{"type":"step/start"`)); n != steps {
+			t.Errorf("%d steps: the log has %d", steps, n)
+		}
+		if bytes.Contains(out.Log, []byte(`"reason":"error"`)) {
+			t.Errorf("%d steps: a turn failed", steps)
+		}
 	}
 }
