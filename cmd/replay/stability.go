@@ -92,7 +92,11 @@ func runStability(args []string, e env) int {
 func writeStability(w io.Writer, r stability.Report) {
 	orderCount := int(r.Stability*float64(r.Runs) + 0.5)
 	outcomeCount := int(r.Robustness*float64(r.Runs) + 0.5)
-	fmt.Fprintf(w, "%d runs, threshold %.2f\n", r.Runs, r.Threshold)
+	threshold := strconv.FormatFloat(r.Threshold, 'f', 2, 64)
+	if f, _ := strconv.ParseFloat(threshold, 64); f != r.Threshold {
+		threshold = strconv.FormatFloat(r.Threshold, 'f', -1, 64) // as given: 0.801, not 0.80
+	}
+	fmt.Fprintf(w, "%d runs, threshold %s\n", r.Runs, threshold)
 	fmt.Fprintf(w, "ordering stability  %s  (%d of %d runs share the order %s; %d distinct orders)\n",
 		share(r.Stability, r.Threshold), orderCount, r.Runs, sequence(r.Order), r.Orders)
 	fmt.Fprintf(w, "outcome robustness  %s  (%d of %d runs share the outcome; %d distinct outcomes)\n",

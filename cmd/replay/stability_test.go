@@ -52,6 +52,14 @@ func TestStabilityCommand(t *testing.T) {
 			t.Errorf("text report lacks %q (exit %d):\n%s", want, r.code, r.stdout)
 		}
 	}
+	// A threshold of more decimals than two is printed as given, beside
+	// a share that then cannot read as it.
+	r = replay(t, nil, false, append([]string{"stability", "-threshold", "0.6667"}, files...)...)
+	for _, want := range []string{"threshold 0.6667\n", "ordering stability  0.66667 "} {
+		if r.code != exitOK || !strings.Contains(r.stdout, want) {
+			t.Errorf("text report lacks %q (exit %d):\n%s", want, r.code, r.stdout)
+		}
+	}
 	bad := filepath.Join(dir, "bad.jsonl")
 	os.WriteFile(bad, []byte(`{"type":"turn/start","data":{"turn":1}}`+"\n{oops\n"), 0o644)
 	if r := replay(t, nil, false, "stability", files[0], bad); r.code != exitCannotRun || !strings.Contains(r.stderr, "bad.jsonl:2") {

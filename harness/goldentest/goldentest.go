@@ -261,10 +261,10 @@ func testPattern(name string) string {
 
 // narrow returns a pattern that selects, by their whole names, the
 // fixtures of opts's directory that opts.Run (nil: any) and sub (nil:
-// any) match and skip (nil: none) does not. The names come from the
+// any) match and skip (nil: none) does not skip. The names come from the
 // directory, not from loading it: a broken fixture the flags leave out
 // must not fail the record of the others.
-func narrow(opts harness.Options, sub, skip *regexp.Regexp) (*regexp.Regexp, error) {
+func narrow(opts harness.Options, sub *regexp.Regexp, skip *skipFlag) (*regexp.Regexp, error) {
 	dir := cmp.Or(opts.Fixtures, "fixtures")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -276,7 +276,7 @@ func narrow(opts harness.Options, sub, skip *regexp.Regexp) (*regexp.Regexp, err
 		if !ok || e.IsDir() {
 			continue
 		}
-		if (opts.Run == nil || opts.Run.MatchString(name)) && (sub == nil || sub.MatchString(name)) && (skip == nil || !skip.MatchString(name)) {
+		if (opts.Run == nil || opts.Run.MatchString(name)) && (sub == nil || sub.MatchString(name)) && (skip == nil || !skip.skips(name)) {
 			names = append(names, regexp.QuoteMeta(name))
 		}
 	}
@@ -286,58 +286,79 @@ func narrow(opts harness.Options, sub, skip *regexp.Regexp) (*regexp.Regexp, err
 			flags = append(flags, fmt.Sprintf("-run %q", sub))
 		}
 		if skip != nil {
-			flags = append(flags, fmt.Sprintf("-skip %q", skip))
+			flags = append(flags, fmt.Sprintf("-skip %q", skip.pattern))
 		}
 		if opts.Run != nil {
 			flags = append(flags, fmt.Sprintf("Options.Run %q", opts.Run))
 		}
-		return nil, fmt.Errorf("%s matches no fixture in %s", strings.Join(flags, " with "), dir)
+		if skip == nil {
+			return nil, fmt.Errorf("%s matches no fixture in %s", strings.Join(flags, " with "), dir)
+		}
+		return nil, fmt.Errorf("%s leave no fixture of %s to record", strings.Join(flags, " with "), dir)
 	}
 	return regexp.Compile("^(?:" + strings.Join(names, "|") + ")$")
 }
 
-// subtestFilter returns the pattern go test's -run applies to this
-// test's subtests (nil: all of them).
-func subtestFilter(t *testing.T) (*regexp.Regexp, error) {
-	subs, all, err := subtestPatterns(t, "run")
-	if all || err != nil {
-		return nil, err
-	}
-	return subs, nil
+// skipFlag is go test's -skip as it applies to this test's subtests.
+type skipFlag struct {
+	pattern string             // as given
+	test    []string           // the test's name, by level
+	alts    [][]*regexp.Regexp // the pattern's alternatives, by element
 }
 
-// subtestSkip returns the pattern go test's -skip applies to this test's
-// subtests (nil: none). go test skips a test only on a whole match: an
-// alternative with more elements than a subtest's name has skips none of
-// them, and one that would skip the whole test is not among them (the
-// test would not be running); "TestGolden/" skips every subtest.
-func subtestSkip(t *testing.T) (*regexp.Regexp, error) {
-	subs, all, err := subtestPatterns(t, "skip")
-	if all && err == nil {
-		return regexp.MustCompile(""), nil
-	}
-	return subs, err
-}
-
-// subtestPatterns reads the go test flag test.NAME (run or skip) as go
-// test applies it to this test's subtests: the subtest elements of the
-// alternatives whose other elements match the test, joined, and whether
-// an alternative applies to the test with no subtest element (it selects
-// every subtest).
-func subtestPatterns(t *testing.T, name string) (subs *regexp.Regexp, all bool, err error) {
-	fl := flag.Lookup("test." + name)
+// subtestSkip returns go test's -skip as it applies to this test's
+// subtests (nil: none).
+func subtestSkip(t *testing.T) (*skipFlag, error) {
+	fl := flag.Lookup("test.skip")
 	if fl == nil || fl.Value.String() == "" {
-		return nil, name == "run", nil
+		return nil, nil
 	}
-	bad := func(err error) (*regexp.Regexp, bool, error) {
-		return nil, false, fmt.Errorf("-%s %q: %w", name, fl.Value.String(), err)
+	sf := &skipFlag{pattern: fl.Value.String(), test: strings.Split(t.Name(), "/")}
+	for _, elems := range splitPattern(sf.pattern) {
+		var alt []*regexp.Regexp
+		for _, e := range elems {
+			re, err := regexp.Compile(e)
+			if err != nil {
+				return nil, fmt.Errorf("-skip %q: %w", sf.pattern, err)
+			}
+			alt = append(alt, re)
+		}
+		sf.alts = append(sf.alts, alt)
 	}
+	return sf, nil
+}
+
+// skips reports whether go test skips the subtest name, as it decides: the
+// first alternative whose elements match the name's levels (as far as
+// both go) decides, and skips it unless it has more elements than the
+// name has levels (a match of a deeper subtest, which runs this one).
+func (sf *skipFlag) skips(name string) bool {
+	levels := append(slices.Clone(sf.test), name)
+	for _, alt := range sf.alts {
+		matched := true
+		for i := 0; i < len(alt) && i < len(levels) && matched; i++ {
+			matched = alt[i].MatchString(levels[i])
+		}
+		if matched {
+			return len(alt) <= len(levels)
+		}
+	}
+	return false
+}
+
+// subtestFilter returns what selects t's subtests in go test's -run
+// pattern, or nil when it selects them all: of every alternative of the
+// pattern whose elements match t's name, the element at the depth of t's
+// subtests, any of which selects.
+func subtestFilter(t *testing.T) (*regexp.Regexp, error) {
+	fl := flag.Lookup("test.run")
+	if fl == nil || fl.Value.String() == "" {
+		return nil, nil
+	}
+	bad := func(err error) (*regexp.Regexp, error) { return nil, fmt.Errorf("-run %q: %w", fl.Value.String(), err) }
 	names := strings.Split(t.Name(), "/")
 	var exprs []string
 	for _, elems := range splitPattern(fl.Value.String()) {
-		if name == "skip" && len(elems) != len(names)+1 {
-			continue // skips the whole test, or subtests of the subtests
-		}
 		applies := true
 		for i := 0; i < len(names) && i < len(elems) && applies; i++ {
 			re, err := regexp.Compile(elems[i])
@@ -349,13 +370,13 @@ func subtestPatterns(t *testing.T, name string) (subs *regexp.Regexp, all bool, 
 		switch {
 		case !applies:
 		case len(elems) <= len(names) || elems[len(names)] == "":
-			all = true
+			return nil, nil // this alternative selects every subtest
 		default:
 			exprs = append(exprs, elems[len(names)])
 		}
 	}
 	if len(exprs) == 0 {
-		return nil, all, nil
+		return nil, nil
 	}
 	expr := exprs[0]
 	if len(exprs) > 1 {
@@ -365,7 +386,7 @@ func subtestPatterns(t *testing.T, name string) (subs *regexp.Regexp, all bool, 
 	if err != nil {
 		return bad(err)
 	}
-	return re, all, nil
+	return re, nil
 }
 
 // splitPattern splits a -run pattern as go test does: into alternatives
