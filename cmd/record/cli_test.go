@@ -231,3 +231,31 @@ func TestRecordJSON(t *testing.T) {
 		t.Errorf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 }
+
+// A reference fixture that fails in a record run with -upstream is
+// reproduced without -upstream, which a selection of it alone refuses;
+// the flag goes only with captured scenarios' lines.
+func TestRecordReproduceLeavesUpstreamToCaptured(t *testing.T) {
+	t.Setenv("CI", "")
+	dir := t.TempDir()
+	fixtures, golden := filepath.Join(dir, "fixtures"), filepath.Join(dir, "golden")
+	os.Mkdir(fixtures, 0o755)
+	for name, fx := range map[string]string{
+		// The pin never reaches turn 2, where a plugin registers; the
+		// child that extends it unchanged does: uniformity fails.
+		"p": `{"description": "pin", "pin": true, "config": {"persona": "P.", "model": "m"},
+  "plugins": [{"name": "late", "registerAt": {"turn": 2, "step": 1}, "tools": [{"name": "z"}]}],
+  "turns": [{"user": "hi", "replies": [{"text": "hello"}]}]}`,
+		"c":      `{"description": "child", "extends": "p", "turns": [{"user": "a", "replies": [{"text": "b"}]}, {"user": "c", "replies": [{"text": "d"}]}]}`,
+		"inproc": `{"description": "an in-process agent, which record skips", "agent": {}, "replies": [{"text": "x"}]}`,
+	} {
+		if err := os.WriteFile(filepath.Join(fixtures, name+".json"), []byte(fx), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := record(t, "-fixtures", fixtures, "-golden", golden, "-seed", "7", "-upstream", "http://127.0.0.1:1")
+	want := "c: reproduce: record -check -fixtures " + fixtures + " -golden " + golden + " -seed 7 -run '^c$'\n"
+	if code != exitChanges || !strings.Contains(stderr, "[uniformity]") || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr lacks %q:\n%s%s", code, want, stdout, stderr)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"github.com/headergold/headergold/harness"
 	"github.com/headergold/headergold/internal/cliflags"
@@ -200,7 +201,15 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		// delete nothing.
 		return command.Fail(stderr, "-prune deletes golden files that belong to no fixture, which -run cannot select: drop -run (record -prune records every fixture), or delete the file by hand")
 	}
-	opts.Commands = cliflags.RecordCommands(opts.Fixtures, opts.Golden, cf.Flags())
+	// The capture flags (-upstream, -listen) go with the record lines of
+	// captured scenarios only: a reference fixture's would be refused.
+	var captured map[string]bool // filled once the suite is loaded
+	opts.Commands = cliflags.RecordCommands(opts.Fixtures, opts.Golden, func(run string) string {
+		if captured[strings.TrimSuffix(strings.TrimPrefix(run, "^"), "$")] {
+			return cf.Flags()
+		}
+		return ""
+	})
 	rep := newReporter(stdout, stderr, asJSON, check)
 	release, err := cf.Apply(&opts, stderr)
 	if err != nil {
@@ -225,6 +234,10 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if err != nil {
 		return rep.abort(exitCannotRun, "cannot record: %v", err)
+	}
+	captured = map[string]bool{}
+	for _, f := range suite.Fixtures() {
+		captured[f.Name] = f.Captured()
 	}
 	if opts.Listen != nil && len(suite.Fixtures()) != 1 {
 		fmt.Fprintf(stderr, "record: -listen serves one scenario; -run %q selects %d\n", opts.Run, len(suite.Fixtures()))
@@ -256,7 +269,11 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if f := suite.Fixture(r.Fixture); f != nil && f.Seeded() && !r.Invalid() {
 			// The same runs again: the seed picks the permutation
 			// orders and a subprocess agent's hash seeds.
-			reproduce = fmt.Sprintf("%s -check%s -seed %d -run '^%s$'", command.Name, cliflags.DirFlags(opts.Fixtures, opts.Golden)+cf.Flags(), r.Seed, r.Fixture)
+			flags := cliflags.DirFlags(opts.Fixtures, opts.Golden)
+			if f.Captured() {
+				flags += cf.Flags()
+			}
+			reproduce = fmt.Sprintf("%s -check%s -seed %d -run '^%s$'", command.Name, flags, r.Seed, r.Fixture)
 		}
 		rep.failed(r, reproduce)
 	}

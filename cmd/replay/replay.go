@@ -123,7 +123,9 @@ func parseReplayFlags(args []string, e env) (*replayFlags, int) {
 			return nil, replayCommand.Fail(e.stderr, "%v", err)
 		}
 	}
-	rf.opts.Commands = cliflags.RecordCommands(rf.opts.Fixtures, rf.opts.Golden, rf.capture.Flags())
+	// -listen serves a captured scenario alone: its flags go with every
+	// record line.
+	rf.opts.Commands = cliflags.RecordCommands(rf.opts.Fixtures, rf.opts.Golden, func(string) string { return rf.capture.Flags() })
 	rf.colour = e.terminal && e.getenv("NO_COLOR") == "" && !rf.json
 	rf.annotated = e.getenv("GITHUB_ACTIONS") == "true"
 	return &rf, exitOK

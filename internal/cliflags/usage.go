@@ -135,11 +135,18 @@ func ShellQuote(s string) string {
 
 // RecordCommands words record's command line for the harness's messages:
 // the binary record, with the -fixtures and -golden the user gave, and
-// more flags to repeat (Capture.Flags).
-func RecordCommands(fixtures, golden, more string) harness.Commands {
+// the flags more returns for the -run pattern at hand (Capture.Flags for
+// a captured scenario; nil: none).
+func RecordCommands(fixtures, golden string, more func(run string) string) harness.Commands {
 	dirs := DirFlags(fixtures, golden)
 	return harness.Commands{
-		Record: func(run string) string { return "record" + dirs + more + " -run " + ShellQuote(run) },
-		Prune:  "record" + dirs + " -prune",
+		Record: func(run string) string {
+			extra := ""
+			if more != nil {
+				extra = more(run)
+			}
+			return "record" + dirs + extra + " -run " + ShellQuote(run)
+		},
+		Prune: "record" + dirs + " -prune",
 	}
 }
