@@ -59,7 +59,7 @@ func fromScratch(s *Service) (*Header, error) {
 		tools[i] = k.t
 	}
 	if len(listeners) == 0 {
-		return finish(s.cfg.Model, sections, tools)
+		return finish(s.cfg.Model, sections, tools, tools)
 	}
 	copies := make([]Tool, len(tools))
 	for i, t := range tools {
@@ -89,7 +89,9 @@ func fromScratch(s *Service) (*Header, error) {
 		}
 		out[i] = &c
 	}
-	return finish(s.cfg.Model, a.Sections, out)
+	// The dependency graph: the registered tools and what the listeners
+	// returned (copies of registered tools add no name and no edge).
+	return finish(s.cfg.Model, a.Sections, out, append(slices.Clip(tools), out...))
 }
 
 // randomTool draws from few names (so names are shared), names whose

@@ -210,3 +210,44 @@ func TestParseHeaderKeepsToolBytesAsGiven(t *testing.T) {
 	}
 	equalStrings(t, "ToolNames", h.ToolNames(), []string{"read", "write"})
 }
+
+// TestDepsOverRegisteredTools: the dependency graph is over the
+// registered tools, whatever a listener hides, and the tools listeners
+// add: a hidden tool another depends on is still registered, a cycle
+// through a hidden tool is still spelled out, and a dependency that a
+// listener-added tool declares on no tool is still an error.
+func TestDepsOverRegisteredTools(t *testing.T) {
+	t.Parallel()
+	hide := func(name string) assembler.Listener {
+		return func(a assembler.Assembly) (assembler.Assembly, error) {
+			if i := a.Tools.Index(name); i >= 0 {
+				a.Tools = a.Tools.Remove(i)
+			}
+			return a, nil
+		}
+	}
+	s := mustNew(t, assembler.Config{})
+	mustAdd(t, s, "p", tl("x"), assembler.Tool{Name: "y", DependsOn: []string{"x"}})
+	s.AddListener("hide-x", hide("x"))
+	h := mustAssemble(t, s)
+	equalStrings(t, "tools", h.ToolNames(), []string{"y"})
+	equalStrings(t, `Deps()["y"]`, h.Deps()["y"], []string{"x"})
+
+	s = mustNew(t, assembler.Config{})
+	mustAdd(t, s, "p", assembler.Tool{Name: "a", DependsOn: []string{"b"}}, assembler.Tool{Name: "b", DependsOn: []string{"a"}}, tl("c"))
+	s.AddListener("hide-b", hide("b"))
+	if _, err := s.Assemble(); err == nil || err.Error() != "tool dependencies form a cycle: a -> b -> a" {
+		t.Errorf("cycle through a hidden tool: %v", err)
+	}
+
+	s = mustNew(t, assembler.Config{})
+	mustAdd(t, s, "p", tl("x"))
+	s.AddListener("add-z", func(a assembler.Assembly) (assembler.Assembly, error) {
+		var err error
+		a.Tools, err = a.Tools.Insert(a.Tools.Len(), assembler.Tool{Name: "z", DependsOn: []string{"nowhere"}})
+		return a, err
+	})
+	if _, err := s.Assemble(); err == nil || !strings.Contains(err.Error(), `tool "z" depends on "nowhere", which is not registered`) {
+		t.Errorf("an added tool's unknown dependency: %v", err)
+	}
+}

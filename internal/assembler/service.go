@@ -209,7 +209,20 @@ func (s *Service) Assemble() (*Header, error) {
 			return nil, fmt.Errorf("tool name %q is reserved for toolOrder (added by a system-prompt/assemble listener)", RestEntry)
 		}
 	}
-	h, err := finish(s.cfg.Model, a.Sections, out)
+	// The dependency graph is over the registered tools, whatever the
+	// listeners hid, and the tools they added: hiding a tool another
+	// depends on hides no cycle and does not unregister it.
+	graph := ord.list().records()
+	in := make(map[*canonicalTool]bool, len(graph))
+	for _, t := range graph {
+		in[t] = true
+	}
+	for _, t := range out {
+		if !in[t] {
+			graph = append(graph, t)
+		}
+	}
+	h, err := finish(s.cfg.Model, a.Sections, out, graph)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +282,7 @@ func (s *Service) update(prev *ordered, registered []*canonicalTool, sections []
 		}
 		return tools
 	})
-	o.header = sync.OnceValues(func() (*Header, error) { return finish(model, o.sections, records()) })
+	o.header = sync.OnceValues(func() (*Header, error) { tools := records(); return finish(model, o.sections, tools, tools) })
 	o.list = sync.OnceValue(func() Tools { return listOf(newToolArray(records())) })
 	return o
 }
@@ -290,17 +303,21 @@ func (o *ordered) check(order ToolOrder) error {
 	})
 }
 
-// finish checks the tool dependencies of the final tool list and builds
-// the header.
-func finish(model string, sections []Section, tools []*canonicalTool) (*Header, error) {
-	deps := depsOf(tools)
+// finish checks the tool dependencies of graph (the registered tools and
+// those listeners added) and builds the header of the final tool list,
+// with that list's dependencies.
+func finish(model string, sections []Section, tools, graph []*canonicalTool) (*Header, error) {
+	deps := depsOf(graph)
 	if len(deps) > 0 {
-		if err := checkDeps(tools, deps); err != nil {
+		if err := checkDeps(graph, deps); err != nil {
 			return nil, err
 		}
 	}
 	h := newHeader(model, sections, tools)
 	h.deps = deps
+	if len(graph) != len(tools) || (len(tools) > 0 && &graph[0] != &tools[0]) {
+		h.deps = depsOf(tools)
+	}
 	return h, nil
 }
 
