@@ -240,8 +240,7 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		captured[f.Name] = f.Captured()
 	}
 	if opts.Listen != nil && len(suite.Fixtures()) != 1 {
-		fmt.Fprintf(stderr, "record: -listen serves one scenario; -run %q selects %d\n", opts.Run, len(suite.Fixtures()))
-		return exitUsage
+		return command.Fail(stderr, "-listen serves one scenario; -run %q selects %d", opts.Run, len(suite.Fixtures()))
 	}
 	if msg := cliflags.CaptureOnly(opts, suite.Fixtures()); msg != "" {
 		return command.Fail(stderr, "%s", msg)

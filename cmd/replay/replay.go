@@ -268,12 +268,10 @@ func runReplay(args []string, e env) int {
 		return exitCannotRun
 	}
 	if rf.opts.Listen != nil && len(suite.Fixtures()) != 1 {
-		fmt.Fprintf(e.stderr, "replay: -listen serves one scenario; -run %q selects %d\n", rf.opts.Run, len(suite.Fixtures()))
-		return exitUsage
+		return replayCommand.Fail(e.stderr, "-listen serves one scenario; -run %q selects %d", rf.opts.Run, len(suite.Fixtures()))
 	}
 	if msg := cliflags.CaptureOnly(rf.opts, suite.Fixtures()); msg != "" {
-		fmt.Fprintf(e.stderr, "replay: %s\n", msg)
-		return exitUsage
+		return replayCommand.Fail(e.stderr, "%s", msg)
 	}
 	if dir := cmp.Or(rf.opts.Golden, "golden"); !isDir(dir) {
 		// Every fixture would run, agents and all, to find nothing to

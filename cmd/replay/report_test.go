@@ -125,11 +125,17 @@ func TestAnnotationOfAFailureWithoutFile(t *testing.T) {
 	}
 }
 
-// -listen serves one scenario: a -run that selects more is a usage error
-// (2), said on stderr, and nothing is replayed.
+// -listen serves one captured scenario: a -run that selects more, or a
+// reference fixture, is a usage error (2), said on stderr with the short
+// usage, and nothing is replayed.
 func TestListenNeedsOneScenario(t *testing.T) {
-	r := replay(t, nil, false, bundled(t, "-listen", "127.0.0.1:0", "-run", "^(text|tool)-turn$")...)
-	if r.code != exitUsage || r.stdout != "" || !strings.Contains(r.stderr, `replay: -listen serves one scenario; -run "^(text|tool)-turn$" selects 2`) {
-		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	for run, want := range map[string]string{
+		"^(text|tool)-turn$": `replay: -listen serves one scenario; -run "^(text|tool)-turn$" selects 2`,
+		"^text-turn$":        "replay: -listen serves the fake provider to a captured scenario (one with \"agent\"); text-turn is a reference fixture",
+	} {
+		r := replay(t, nil, false, bundled(t, "-listen", "127.0.0.1:0", "-run", run)...)
+		if r.code != exitUsage || r.stdout != "" || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "Run 'replay -h' for details.") {
+			t.Errorf("-run %s: exit %d\n%s%s", run, r.code, r.stdout, r.stderr)
+		}
 	}
 }
