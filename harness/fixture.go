@@ -498,7 +498,8 @@ func loadChain(dir, name string, seen []string, limit ByteSize) (*Fixture, error
 // addTool listener adds: it would change nothing, without a word, as a
 // misspelt name does.
 func (f *Fixture) checkListenerTools() error {
-	if !slices.ContainsFunc(f.Listeners, func(l ListenerOp) bool { return l.Op == "removeTool" || l.Op == "moveToEnd" }) {
+	// Only removeTool and moveToEnd take a tool (validate).
+	if !slices.ContainsFunc(f.Listeners, func(l ListenerOp) bool { return l.Tool != "" }) {
 		return nil
 	}
 	known := map[string]bool{}
@@ -513,7 +514,7 @@ func (f *Fixture) checkListenerTools() error {
 		}
 	}
 	for i, l := range f.Listeners {
-		if (l.Op == "removeTool" || l.Op == "moveToEnd") && !known[l.Tool] {
+		if l.Tool != "" && !known[l.Tool] {
 			from := f.listenerFrom[i]
 			return errAt(from.file, from.raw, from.path+".tool", "no plugin of %s has a tool %q, and no addTool listener adds one: this %s would change nothing", f.Name, l.Tool, l.Op)
 		}

@@ -50,7 +50,7 @@ func (s *Suite) Pins(f *Fixture) Pinning {
 	if f.Pin {
 		return Pinning{Kind: PinSidecars, Files: []string{s.systemPath(f.Name), s.toolsPath(f.Name)}}
 	}
-	if pin := s.uniformPin(f); pin != nil && !f.Captured() {
+	if pin, _ := s.uniformPin(f); pin != nil && !f.Captured() {
 		return Pinning{Kind: PinUniform, Pin: pin.Name}
 	}
 	return Pinning{Kind: PinDeterminism}

@@ -296,7 +296,7 @@ func permutationSeed(base uint64, name string, run int) uint64 {
 // checkUniformity enforces that a fixture extending a pin without adding
 // anything produces the pin's headers byte for byte.
 func (s *Suite) checkUniformity(f *Fixture, r *runResult, res *Result) {
-	parent := s.uniformPin(f)
+	parent, chain := s.uniformPin(f)
 	if parent == nil {
 		return
 	}
@@ -318,10 +318,6 @@ func (s *Suite) checkUniformity(f *Fixture, r *runResult, res *Result) {
 		file, line := s.goldenPath(f.Name), 0
 		if i < len(got) {
 			line = got[i].line
-		}
-		var chain []string // the fixtures between f and the pin
-		for g := s.byName[f.Extends]; g != nil && g != parent && len(chain) <= len(s.all); g = s.byName[g.Extends] {
-			chain = append(chain, g.Name)
 		}
 		through := ""
 		switch len(chain) {
@@ -345,17 +341,18 @@ func (s *Suite) checkUniformity(f *Fixture, r *runResult, res *Result) {
 }
 
 // uniformPin returns the pin whose headers f's must be: the pin f extends
-// through fixtures that, like f, add nothing of their own; nil when there
-// is none.
-func (s *Suite) uniformPin(f *Fixture) *Fixture {
+// through fixtures that, like f, add nothing of their own, and the names
+// of those between; nil when there is none.
+func (s *Suite) uniformPin(f *Fixture) (pin *Fixture, between []string) {
 	for seen := 0; f.addsNothing() && seen <= len(s.all); seen++ {
 		parent := s.byName[f.Extends]
 		if parent == nil || parent.Pin {
-			return parent
+			return parent, between
 		}
+		between = append(between, parent.Name)
 		f = parent
 	}
-	return nil
+	return nil, nil
 }
 
 // samePlugins reports whether two plugin lists register the same tools.

@@ -32,11 +32,18 @@ func TestSplitPattern(t *testing.T) {
 	}
 }
 
-// subtestFilter reads the alternatives of -run that apply to the test.
-func TestSubtestFilter(t *testing.T) {
-	fl := flag.Lookup("test.run")
+// testFlag returns a setter of go test's flag -NAME, whose value the
+// test's cleanup puts back.
+func testFlag(t *testing.T, name string) func(string) {
+	fl := flag.Lookup("test." + name)
 	old := fl.Value.String()
 	t.Cleanup(func() { fl.Value.Set(old) })
+	return func(v string) { fl.Value.Set(v) }
+}
+
+// subtestFilter reads the alternatives of -run that apply to the test.
+func TestSubtestFilter(t *testing.T) {
+	set := testFlag(t, "run")
 	name := t.Name()
 	for pattern, want := range map[string]string{
 		name:                                  "<all>",
@@ -47,7 +54,7 @@ func TestSubtestFilter(t *testing.T) {
 		name + "/(x|y)":                       "(x|y)",
 		"TestNothing/qqq|TestOther/z|" + name: "<all>",
 	} {
-		fl.Value.Set(pattern)
+		set(pattern)
 		re, err := subtestFilter(t)
 		got := "<all>"
 		if re != nil {
@@ -63,9 +70,7 @@ func TestSubtestFilter(t *testing.T) {
 // first alternative that matches decides, and one naming a deeper subtest
 // skips none.
 func TestSubtestSkip(t *testing.T) {
-	fl := flag.Lookup("test.skip")
-	old := fl.Value.String()
-	t.Cleanup(func() { fl.Value.Set(old) })
+	set := testFlag(t, "skip")
 	name := t.Name()
 	for pattern, want := range map[string]string{
 		"":                                "<none>",
@@ -79,7 +84,7 @@ func TestSubtestSkip(t *testing.T) {
 		name + "/^a$/x|" + name:           "b",
 		name + "/^a$|" + name + "/(b|c)$": "a b",
 	} {
-		fl.Value.Set(pattern)
+		set(pattern)
 		sf, err := subtestSkip(t)
 		if err != nil {
 			t.Fatalf("-skip %q: %v", pattern, err)
@@ -147,12 +152,8 @@ func recordAOfAB(t *testing.T, opts harness.Options, run, skip, selector string)
 	for _, name := range []string{"a", "b"} {
 		writeFile(t, filepath.Join(opts.Fixtures, name+".json"), minimalFixture)
 	}
-	for flagName, value := range map[string]string{"test.run": run, "test.skip": skip} {
-		fl := flag.Lookup(flagName)
-		old := fl.Value.String()
-		t.Cleanup(func() { fl.Value.Set(old) })
-		fl.Value.Set(value)
-	}
+	testFlag(t, "run")(run)
+	testFlag(t, "skip")(skip)
 	t.Setenv("GOLDIE_UPDATE", "1")
 	t.Setenv("CI", "")
 	Test(t, opts)

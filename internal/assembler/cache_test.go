@@ -59,7 +59,7 @@ func fromScratch(s *Service) (*Header, error) {
 		tools[i] = k.t
 	}
 	if len(listeners) == 0 {
-		return finish(s.cfg.Model, sections, tools, tools)
+		return finish(s.cfg.Model, sections, tools, nil)
 	}
 	copies := make([]Tool, len(tools))
 	for i, t := range tools {

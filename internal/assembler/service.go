@@ -282,7 +282,7 @@ func (s *Service) update(prev *ordered, registered []*canonicalTool, sections []
 		}
 		return tools
 	})
-	o.header = sync.OnceValues(func() (*Header, error) { tools := records(); return finish(model, o.sections, tools, tools) })
+	o.header = sync.OnceValues(func() (*Header, error) { return finish(model, o.sections, records(), nil) })
 	o.list = sync.OnceValue(func() Tools { return listOf(newToolArray(records())) })
 	return o
 }
@@ -304,20 +304,23 @@ func (o *ordered) check(order ToolOrder) error {
 }
 
 // finish checks the tool dependencies of graph (the registered tools and
-// those listeners added) and builds the header of the final tool list,
-// with that list's dependencies.
+// those listeners added; nil: tools, when no listener ran) and builds the
+// header of the final tool list, with that list's dependencies.
 func finish(model string, sections []Section, tools, graph []*canonicalTool) (*Header, error) {
-	deps := depsOf(graph)
-	if len(deps) > 0 {
-		if err := checkDeps(graph, deps); err != nil {
+	deps := depsOf(tools)
+	graphDeps := deps
+	if graph != nil {
+		graphDeps = depsOf(graph)
+	} else {
+		graph = tools
+	}
+	if len(graphDeps) > 0 {
+		if err := checkDeps(graph, graphDeps); err != nil {
 			return nil, err
 		}
 	}
 	h := newHeader(model, sections, tools)
 	h.deps = deps
-	if len(graph) != len(tools) || (len(tools) > 0 && &graph[0] != &tools[0]) {
-		h.deps = depsOf(tools)
-	}
 	return h, nil
 }
 

@@ -53,8 +53,7 @@ func (c *Capture) Register(fs *flag.FlagSet, upstream bool) {
 func (c *Capture) Flags() string {
 	s := ""
 	for _, u := range c.upstream {
-		name, base, ok := strings.Cut(u, "=")
-		if ok && !strings.Contains(name, "/") && !strings.Contains(name, ":") {
+		if name, base, ok := upstreamFormat(u); ok {
 			s += " -upstream " + ShellQuote(name+"="+capture.ShownBase(base))
 		} else {
 			s += " -upstream " + ShellQuote(capture.ShownBase(u))

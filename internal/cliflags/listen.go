@@ -35,13 +35,19 @@ func Listen(addr string, allowRemote bool) (net.Listener, error) {
 	return ln, nil
 }
 
+// upstreamFormat splits an -upstream value FORMAT=URL; ok is false for a
+// URL alone (an = in a URL comes after its scheme's colon or a slash).
+func upstreamFormat(v string) (name, base string, ok bool) {
+	name, base, ok = strings.Cut(v, "=")
+	return name, base, ok && !strings.Contains(name, "/") && !strings.Contains(name, ":")
+}
+
 // ParseUpstream reads -upstream values: URL (every format's path is
 // appended to it) or FORMAT=URL (that format only), as many as needed.
 func ParseUpstream(values []string) (*harness.Upstream, error) {
 	u := &harness.Upstream{ByFormat: map[string]string{}}
 	for _, v := range values {
-		name, base, ok := strings.Cut(v, "=")
-		if ok && !strings.Contains(name, "/") && !strings.Contains(name, ":") {
+		if name, base, ok := upstreamFormat(v); ok {
 			if _, err := wire.ParseFormat(name); err != nil {
 				return nil, fmt.Errorf("-upstream %q: %w", name+"=…", err)
 			}
