@@ -107,8 +107,11 @@ func TestCannotTest(t *testing.T) {
 	fx, gd := copyBundled(t)
 	os.WriteFile(filepath.Join(fx, "broken.json"), []byte("{\n  \"description\": \"x\",\n}\n"), 0o644)
 	r := replay(t, nil, false, "-fixtures", fx, "-golden", gd)
-	if r.code != exitCannotRun || !strings.Contains(r.stderr, "broken.json:3:1") {
-		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	// The output ends with the counts all the same, the broken fixture
+	// among the failed.
+	if r.code != exitCannotRun || !strings.Contains(r.stderr, "broken.json:3:1") || lastLine(r.stdout) != "0 passed, 1 failed" ||
+		!strings.Contains(r.stdout, "1 of the failed could not be tested") {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	r = replay(t, nil, false, "-fixtures", filepath.Join(fx, "absent"))
 	if r.code != exitCannotRun {

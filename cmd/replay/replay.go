@@ -248,21 +248,24 @@ func runReplay(args []string, e env) int {
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "replay: cannot test: %v\n", err)
-		if rf.json {
-			// A program reading the report reads why there is none.
-			all := []error{err}
-			if j, ok := err.(interface{ Unwrap() []error }); ok {
-				all = j.Unwrap()
+		// Fixtures that could not be loaded are counted, so that the
+		// output still ends with the counts; a program reading the
+		// -json report reads why there is no other. A directory that
+		// cannot be read counts nothing: the message says it all.
+		all := []error{err}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			all = j.Unwrap()
+		}
+		var errs []string
+		var fixtures []invalidReport
+		for _, err := range all {
+			errs = append(errs, err.Error())
+			var fe *harness.FixtureError
+			if errors.As(err, &fe) {
+				fixtures = append(fixtures, invalidReport{File: fe.File, Line: fe.Line, Column: fe.Column, Path: fe.Path, Message: fe.Msg})
 			}
-			var errs []string
-			var fixtures []invalidReport
-			for _, err := range all {
-				errs = append(errs, err.Error())
-				var fe *harness.FixtureError
-				if errors.As(err, &fe) {
-					fixtures = append(fixtures, invalidReport{File: fe.File, Line: fe.Line, Column: fe.Column, Path: fe.Path, Message: fe.Msg})
-				}
-			}
+		}
+		if rf.json || len(fixtures) > 0 {
 			newPrinter(e, rf).summary(summaryReport{Summary: true, Invalid: len(errs), Seed: rf.opts.Seed, Errors: errs, Fixtures: fixtures})
 		}
 		return exitCannotRun
