@@ -574,3 +574,36 @@ func recordSendsSecret(t *testing.T, agentSpec string, fn AgentFunc) {
 		t.Errorf("the upstream got keys %q, want the machine's", keys)
 	}
 }
+
+// An agent that times out while recording from an upstream is not told it
+// was served every scripted reply: there is no script, and the timeout
+// alone is reported.
+func TestRecordFromUpstreamTimeoutHasNoScript(t *testing.T) {
+	t.Parallel() // it waits out the timeout
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl for the sh agent")
+	}
+	up := startUpstream(t, "")
+	script := `curl -sS -f -o /dev/null -H 'content-type: application/json' -H 'x-api-key: ` + secret + `' \
+  -d '{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}' "$ANTHROPIC_BASE_URL/v1/messages" || exit 3; exec sleep 30`
+	agent, err := json.Marshal(map[string]any{"exec": []string{"sh", "-c", script}, "timeout": "5s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := agentDirs(t, testAgent)
+	writeFile(t, filepath.Join(opts.Fixtures, "x.json"), `{"description": "d", "runs": 1, "agent": `+string(agent)+`}`)
+	opts.Upstream = &Upstream{URL: up.URL}
+	_, failed, err := mustLoad(t, opts).Record(RecordOptions{})
+	if err == nil || len(failed) != 1 {
+		t.Fatalf("record: %v %v", err, failed)
+	}
+	f := failureWith(t, failed[0].Failures, CheckAgent, "timed out after 5s (agent.timeout)")
+	if strings.Contains(f.Msg, "scripted reply") {
+		t.Errorf("a record from an upstream has no script, and the failure speaks of one:\n%s", f.Msg)
+	}
+	up.mu.Lock()
+	defer up.mu.Unlock()
+	if len(up.keys) != 1 {
+		t.Errorf("the upstream had %d requests, want 1", len(up.keys))
+	}
+}
