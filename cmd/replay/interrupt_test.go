@@ -19,7 +19,8 @@ import (
 
 // A signal stops replay where it is: the agent running is killed, the
 // fixtures after it are not started, none is reported as failing, and
-// replay exits as the signal would have (130, 143), which git bisect run
+// replay exits as the signal would have (130, 143, 129 for a closed
+// terminal's SIGHUP), which git bisect run
 // takes for an abort rather than a bad commit.
 func TestInterruptStopsReplay(t *testing.T) {
 	if testing.Short() {
@@ -41,7 +42,7 @@ func TestInterruptStopsReplay(t *testing.T) {
 	for _, c := range []struct {
 		sig  syscall.Signal
 		json bool
-	}{{syscall.SIGINT, false}, {syscall.SIGTERM, true}} {
+	}{{syscall.SIGINT, false}, {syscall.SIGTERM, true}, {syscall.SIGHUP, false}} {
 		pidFile := filepath.Join(fixtures, "pid")
 		os.Remove(pidFile)
 		args := []string{"-fixtures", fixtures, "-golden", golden}

@@ -29,9 +29,11 @@ func lookPathIn(file, path, dir string) (string, error) {
 }
 
 // setGroup starts the command in a process group of its own, so that a
-// timeout can kill everything it started.
+// timeout can kill everything it started, and where the system can, has
+// it stopped when this process dies.
 func setGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	orphanSignal(cmd.SysProcAttr)
 }
 
 // stopped says how a run was stopped at its timeout.

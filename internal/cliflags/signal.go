@@ -17,7 +17,8 @@ func SignalCause(sig os.Signal) error { return signalCause{sig} }
 
 func (c signalCause) Error() string { return c.sig.String() + " received" }
 
-// Interruptible returns a context that SIGINT or SIGTERM cancels, with
+// Interruptible returns a context that SIGINT, SIGTERM or SIGHUP (a
+// closed terminal, a dropped ssh session) cancels, with
 // the signal as its cause, and the function that stops listening. With
 // keepCatching, every such signal is caught while it listens: a second
 // Ctrl-C cannot kill record in the middle of rolling a write back.
@@ -26,7 +27,7 @@ func (c signalCause) Error() string { return c.sig.String() + " received" }
 func Interruptible(parent context.Context, keepCatching bool) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	done := make(chan struct{})
 	go func() {
 		select {
