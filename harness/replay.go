@@ -561,6 +561,12 @@ func notTemplated(file string, want, t []byte, err error) Failure {
 					if with := placeholderFor(te.Path); with != "" {
 						fixed := slices.Concat(line[:te.Start], []byte(`"`+with+`"`), line[te.End:])
 						m.Got = window(fixed, te.Start)
+						// The other value may be wrong too, and come
+						// first: the line templated whole names the
+						// first difference in document order.
+						if full, err := appendTemplated(nil, fixed); err == nil {
+							m = lineMismatch(file, te.Line, line, full, sidesOf(file))
+						}
 					}
 				}
 			}

@@ -104,6 +104,9 @@ func TestTamperPlaceholder(t *testing.T) {
 	}{
 		{`"<<tools>>"`, `"<<tooks>>"`, "data.header.tools"},
 		{`"<<system>>"`, `"<<sytem>>"`, "data.header.system"},
+		// Both wrong: the system comes first, though tools alone
+		// cannot be templated.
+		{`"system":"<<system>>","tools":"<<tools>>"`, `"system":"X","tools":"<<system>>"`, "data.header.system"},
 	} {
 		t.Run(c.to, func(t *testing.T) {
 			defer writeFile(t, path, string(orig))
