@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"github.com/headergold/headergold/internal/logformat"
 	"strconv"
@@ -260,7 +261,10 @@ func lineMismatch(file string, n int, want, got []byte, names sides) *Mismatch {
 			what = "event " + m.Event
 		}
 		if m.Path == "" {
-			m.Reason = fmt.Sprintf("%s: same JSON value, different bytes at byte %d", what, at)
+			// An escape, a number's form, spacing: still named by
+			// the value whose bytes differ.
+			m.Path = pathAt(gjson.ParseBytes(want), at)
+			m.Reason = fmt.Sprintf("%s: same JSON value, different bytes at %s (byte %d)", what, cmp.Or(m.Path, "(root)"), at)
 		} else {
 			m.Reason = fmt.Sprintf("%s differs at %s", what, d)
 		}
@@ -298,11 +302,48 @@ func docMismatch(file string, n int, want, got, wantLine, gotLine []byte, names 
 	d := firstDiff(gjson.ParseBytes(want), gjson.ParseBytes(got), "", names)
 	m.Path = d.path
 	if m.Path == "" {
-		m.Reason = "same JSON value, different layout"
+		m.Path = pathAt(gjson.ParseBytes(want), commonPrefix(want, got))
+		m.Reason = "same JSON value, different bytes at " + cmp.Or(m.Path, "(root)")
 	} else {
 		m.Reason = "differs at " + d.String()
 	}
 	return m
+}
+
+// pathAt returns the path of the innermost member or element of doc
+// whose bytes (a member's key among them) hold the byte at offset off; ""
+// when no member or element does.
+func pathAt(doc gjson.Result, off int) string {
+	path := ""
+	for v := doc; v.IsObject() || v.IsArray(); {
+		obj, i := v.IsObject(), 0
+		var in gjson.Result
+		v.ForEach(func(k, val gjson.Result) bool {
+			start := val.Index
+			if obj {
+				start = k.Index
+			}
+			if off < start {
+				return false // between members: in none
+			}
+			if off < val.Index+len(val.Raw) {
+				in = val
+				if obj {
+					path = joinPath(path, gjson.Escape(k.String()))
+				} else {
+					path = joinPath(path, strconv.Itoa(i))
+				}
+				return false
+			}
+			i++
+			return true
+		})
+		if !in.Exists() {
+			break
+		}
+		v = in
+	}
+	return path
 }
 
 // diff is the first difference between two JSON values: its path, and,

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"github.com/tidwall/gjson"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -217,5 +218,58 @@ func TestCompareNamesTwoRuns(t *testing.T) {
 	m := Compare("log", []byte(`{"a":1}`+"\n"), []byte(`{"a":1,"b":2}`+"\n"))
 	if m == nil || m.Path != "b" || !strings.Contains(m.Reason, "b: missing in the first run, present in this run") {
 		t.Errorf("Compare(log) = %+v", m)
+	}
+}
+
+// A golden line or sidecar that holds the same JSON value in other bytes
+// (an escape, a number's form) is named by the value whose bytes differ,
+// as a difference of value is.
+func TestTamperEncodingNamesItsPath(t *testing.T) {
+	for _, c := range []struct {
+		file     string
+		line     int
+		from, to string
+		check    Check
+		path     string
+	}{
+		{"tool-turn.golden", 5, `"path":"."`, `"path":"\u002e"`, CheckGolden, "data.toolCalls.0.arguments.path"},
+		{"tool-turn.golden", 5, `"id":"c1"`, `"\u0069d":"c1"`, CheckGolden, "data.toolCalls.0.id"},
+		{"text-turn.tools.json", 5, `"Ask the user`, `"\u0041sk the user`, CheckSidecar, "initial.0.description"},
+	} {
+		t.Run(c.file+" "+c.to, func(t *testing.T) {
+			opts := copyBundled(t)
+			opts.Shuffle = -1
+			path := filepath.Join(opts.Golden, c.file)
+			tamperLine(t, path, c.line, c.from, c.to)
+			name, _, _ := strings.Cut(c.file, ".")
+			f := failureWith(t, replayOne(t, mustLoad(t, opts), name), c.check)
+			checkMismatch(t, f, c.file, c.line, c.path, "same JSON value, different bytes at "+c.path)
+		})
+	}
+}
+
+// pathAt names the innermost value holding a byte, a member's key being
+// part of it, and nothing between members or at the top level.
+func TestPathAt(t *testing.T) {
+	doc := `{"a": [1, {"b\u0041": "x"}], "c": 2}`
+	for _, c := range []struct {
+		at   string // the first occurrence marks the offset
+		want string
+	}{
+		{`{"a"`, ""},
+		{`"a"`, "a"},
+		{`[1`, "a"},
+		{`1,`, "a.0"},
+		{`, {`, "a"},
+		{`"b\u0041"`, "a.1.bA"},
+		{`"x"`, "a.1.bA"},
+		{`}], "c"`, "a.1"},
+		{`, "c"`, ""},
+		{`2}`, "c"},
+	} {
+		off := strings.Index(doc, c.at)
+		if got := pathAt(gjson.Parse(doc), off); got != c.want {
+			t.Errorf("pathAt at %q (byte %d) = %q, want %q", c.at, off, got, c.want)
+		}
 	}
 }
