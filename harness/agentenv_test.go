@@ -253,3 +253,20 @@ func TestCapturedTimeoutBeforeTheLastReply(t *testing.T) {
 		t.Errorf("one of two replies was served, and the failure says every one was:\n%s", f.Msg)
 	}
 }
+
+// A repeat failure outside the header (the conversation names the run's
+// process) names the JSON path of the first difference, as the header's
+// does.
+func TestRepeatOutsideTheHeaderNamesItsPath(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl for the sh agent")
+	}
+	script := `curl -sS -f -o /dev/null -H 'content-type: application/json' -d '{"model":"m","max_tokens":1,"system":"S","messages":[{"role":"user","content":"pid '$$'"}]}' "$ANTHROPIC_BASE_URL/v1/messages"`
+	agent, err := json.Marshal(map[string]any{"exec": []string{"sh", "-c", script}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := capturedSuite(t, map[string]string{"x": `{"description": "d", "runs": 2, "agent": ` + string(agent) + `, "replies": [{"text": "a"}]}`})
+	_, res := s.Check(s.Fixture("x"))
+	failureWith(t, res.Failures, CheckRepeat, "run 2", "at data.body.messages.0.content (the headers agree")
+}

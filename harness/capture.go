@@ -549,11 +549,14 @@ func repeatFailure(f *Fixture, v variation, first, again []byte) Failure {
 			v, d.First.Request, d.First.Index, orRoot(d.First.Path), strings.Join(kinds, ", "), toolOrders(d.First.Tools), v.causes()) + notVaried(v)
 		return fl
 	}
-	line := 0
+	line, at := 0, ""
 	if m != nil {
 		line = m.Line
+		if m.Path != "" {
+			at = " at " + m.Path
+		}
 	}
-	fl.Msg = fmt.Sprintf("%s differs from run 1 at log line %d (the headers agree; the rest of a request or the number of requests differs)", v, line) + notVaried(v)
+	fl.Msg = fmt.Sprintf("%s differs from run 1 at log line %d%s (the headers agree; the rest of a request or the number of requests differs)", v, line, at) + notVaried(v)
 	return fl
 }
 
