@@ -33,6 +33,12 @@ func TestReplayUsageErrors(t *testing.T) {
 		{[]string{"-run", "("}, "replay: -run: error parsing regexp: missing closing ): `(`\n" + replayShort},
 		{[]string{"extra"}, "replay: unexpected argument \"extra\" (subcommands: diff, stability, help)\n" + replayShort},
 		{[]string{"-v", "extra", "-json"}, "replay: unexpected argument \"extra\" (subcommands: diff, stability, help)\n" + replayShort},
+		// A subcommand after replay's flags is not taken for an argument
+		// of replay: the message says where the flags go.
+		{[]string{"-json", "diff", "a b.jsonl", "b.jsonl"}, "replay: the subcommand diff comes first, its flags after it: replay diff -json 'a b.jsonl' b.jsonl\n" + replayShort},
+		{[]string{"-run", "diff", "-json", "stability", "a", "b"}, "replay: the subcommand stability comes first, its flags after it: replay stability -run diff -json a b\n" + replayShort},
+		{[]string{"--", "diff", "a", "b"}, "replay: the subcommand diff comes first, its flags after it: replay diff -- a b\n" + replayShort},
+		{[]string{"-v", "help", "diff", "-json"}, "replay: help takes no flags: replay help diff\n" + replayShort},
 		{[]string{"-shuffle", "-1"}, "replay: -shuffle -1: want 0 or more\n" + replayShort},
 		{[]string{"-listen-remote"}, "replay: -listen-remote needs -listen\n" + replayShort},
 		{[]string{"help", "frob"}, "replay: no help on \"frob\" (topics: diff, stability)\n" + replayShort},

@@ -49,7 +49,8 @@ or the binary go install puts on PATH):
   replay diff ci.jsonl laptop.jsonl       see 'replay help diff'
   replay stability runs/*.jsonl           see 'replay help stability'
 
-Flags go before or after other arguments; -h prints this help.
+A subcommand comes first, its flags after it (replay diff -json A B);
+flags go before or after other arguments; -h prints this help.
 
 Exit status: 0 all match, 1 mismatch or guard failure, 2 usage error,
 125 cannot test (invalid fixture, unreadable file), so it works with
@@ -99,6 +100,9 @@ func parseReplayFlags(args []string, e env) (*replayFlags, int) {
 		return nil, code
 	}
 	if len(pos) > 0 {
+		if msg := misplacedSubcommand(fs, args, pos); msg != "" {
+			return nil, replayCommand.Fail(e.stderr, "%s", msg)
+		}
 		return nil, replayCommand.Fail(e.stderr, "unexpected argument %q (subcommands: diff, stability, help)", pos[0])
 	}
 	if runExpr != "" {
@@ -129,6 +133,67 @@ func parseReplayFlags(args []string, e env) (*replayFlags, int) {
 	rf.colour = e.terminal && e.getenv("NO_COLOR") == "" && !rf.json
 	rf.annotated = e.getenv("GITHUB_ACTIONS") == "true"
 	return &rf, exitOK
+}
+
+// misplacedSubcommand says how to write a command line whose flags come
+// before its subcommand (replay -json diff A B), or returns "" when its
+// first argument is not a subcommand; pos are its arguments. Such flags are not accepted: replay
+// and its subcommands have flags of their own, and those of one read as
+// the other's would be misread or refused by a message about another
+// flag.
+func misplacedSubcommand(fs *flag.FlagSet, args, pos []string) string {
+	i := firstArgument(fs, args)
+	if i < 0 {
+		return ""
+	}
+	sub := args[i]
+	switch sub {
+	case "diff", "stability":
+		rest := append(append([]string{}, args[:i]...), args[i+1:]...)
+		return fmt.Sprintf("the subcommand %s comes first, its flags after it: %s", sub, shellLine(append([]string{replayCommand.Name, sub}, rest...)))
+	case "help":
+		return fmt.Sprintf("help takes no flags: %s", shellLine(append([]string{replayCommand.Name}, pos...)))
+	}
+	return ""
+}
+
+// firstArgument returns the index in args of the first argument that is
+// not a flag or a flag's value, as fs.Parse reads them, or -1.
+func firstArgument(fs *flag.FlagSet, args []string) int {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			if i+1 < len(args) {
+				return i + 1
+			}
+			return -1
+		}
+		if len(a) < 2 || a[0] != '-' {
+			return i
+		}
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		f := fs.Lookup(name)
+		if f == nil {
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		i++ // the flag's value
+	}
+	return -1
+}
+
+// shellLine quotes each word of a command line for a POSIX shell.
+func shellLine(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = cliflags.ShellQuote(w)
+	}
+	return strings.Join(q, " ")
 }
 
 func parseShard(s string) (i, n int, err error) {
