@@ -250,8 +250,7 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if outFile != "" {
 		if err := suite.CheckOutput(outFile); stdStream(outFile) == 0 && err != nil {
-			fmt.Fprintf(stderr, "record: -o %v\n", err)
-			return exitUsage
+			return command.Fail(stderr, "-o %v", err)
 		}
 		return writeLog(ctx, suite, outFile, stdout, stderr)
 	}

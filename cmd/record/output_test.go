@@ -41,8 +41,10 @@ func TestOutputNeverTouchesTheSuite(t *testing.T) {
 		t.Run(filepath.Base(tc.out), func(t *testing.T) {
 			before, beforeFx := snapshot(t, gd), snapshot(t, fx)
 			code, _, errs := record(t, "-fixtures", fx, "-golden", gd, "-run", "^tool-turn$", "-o", tc.out)
-			if code != exitUsage || !strings.Contains(errs, tc.want) {
-				t.Errorf("-o %s: exit %d, %q; want exit 2 and %q", tc.out, code, errs, tc.want)
+			// A usage error like any other: one line, then the short usage.
+			msg, usage, _ := strings.Cut(errs, "\n")
+			if code != exitUsage || !strings.HasPrefix(msg, "record: -o ") || !strings.Contains(msg, tc.want) || usage != shortUsage {
+				t.Errorf("-o %s: exit %d, %q; want exit 2, %q and the short usage", tc.out, code, errs, tc.want)
 			}
 			sameSnapshot(t, before, snapshot(t, gd))
 			sameSnapshot(t, beforeFx, snapshot(t, fx))
