@@ -252,6 +252,14 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if err := suite.CheckOutput(outFile); stdStream(outFile) == 0 && err != nil {
 			return command.Fail(stderr, "-o %v", err)
 		}
+		if stdStream(outFile) == 0 {
+			// Said before the fixture runs, which may take a while (or
+			// an upstream's money), rather than after.
+			if _, _, err := outputPath(outFile); err != nil {
+				fmt.Fprintf(stderr, "record: %v; nothing was written\n", err)
+				return exitCannotRun
+			}
+		}
 		return writeLog(ctx, suite, outFile, stdout, stderr)
 	}
 	if inProcessOnly(suite) {
@@ -432,28 +440,11 @@ func writeOutput(ctx context.Context, file string, log []byte, stdout, stderr io
 		_, err := stderr.Write(log)
 		return err
 	}
-	path, err := filepath.Abs(file)
-	if err != nil {
-		return err
-	}
-	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		dest, err := filepath.EvalSymlinks(path)
-		if errors.Is(err, os.ErrNotExist) {
-			// A link to a file not written yet: the file it names.
-			if dest, err = os.Readlink(path); err == nil && !filepath.IsAbs(dest) {
-				dest = filepath.Join(filepath.Dir(path), dest)
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("-o %s: %w", file, err)
-		}
-		path = dest
-	}
-	fi, err := os.Stat(path)
+	path, fi, err := outputPath(file)
 	switch {
-	case err != nil && !errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("-o %s: %w", file, err)
-	case err != nil || fi.Mode().IsRegular():
+	case err != nil:
+		return err
+	case fi == nil || fi.Mode().IsRegular():
 		return harness.WriteFilesContext(ctx, []harness.FileWrite{{Path: path, Data: log}})
 	case fi.IsDir():
 		return fmt.Errorf("-o %s: is a directory; give a file name", file)
@@ -473,4 +464,45 @@ func writeOutput(ctx context.Context, file string, log []byte, stdout, stderr io
 	default:
 		return fmt.Errorf("-o %s: not a regular file, a device or a named pipe (%v)", file, fi.Mode().Type())
 	}
+}
+
+// outputPath resolves -o's name (not a standard stream's) to the file a
+// write goes to: a symbolic link's destination, the link itself being
+// kept. fi is that file's, nil when it does not exist yet. A new file
+// needs its directory: the write would make its temp file there, and
+// fail naming that temp file, so a directory that is missing (or is not
+// one) is said here, by its name.
+func outputPath(file string) (path string, fi os.FileInfo, err error) {
+	path, err = filepath.Abs(file)
+	if err != nil {
+		return "", nil, fmt.Errorf("-o %s: %w", file, err)
+	}
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		dest, err := filepath.EvalSymlinks(path)
+		if errors.Is(err, os.ErrNotExist) {
+			// A link to a file not written yet: the file it names.
+			if dest, err = os.Readlink(path); err == nil && !filepath.IsAbs(dest) {
+				dest = filepath.Join(filepath.Dir(path), dest)
+			}
+		}
+		if err != nil {
+			return "", nil, fmt.Errorf("-o %s: %w", file, err)
+		}
+		path = dest
+	}
+	dir := filepath.Dir(path)
+	switch di, err := os.Stat(dir); {
+	case errors.Is(err, os.ErrNotExist):
+		return "", nil, fmt.Errorf("-o %s: the directory %s does not exist (-o makes no directories)", file, dir)
+	case err == nil && !di.IsDir():
+		return "", nil, fmt.Errorf("-o %s: %s is not a directory", file, dir)
+	}
+	fi, err = os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return path, nil, nil
+	case err != nil:
+		return "", nil, fmt.Errorf("-o %s: %w", file, err)
+	}
+	return path, fi, nil
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,5 +70,35 @@ func writeLogFile(t *testing.T, path string, mode os.FileMode) {
 	}
 	if err := os.Chmod(path, mode); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestOutputIntoMissingDirectory: -o into a directory that does not exist
+// (or a file taken for one) is said by that directory's name, not by the
+// name of the temp file a write would have made there, and before the
+// fixture runs; nothing is written.
+func TestOutputIntoMissingDirectory(t *testing.T) {
+	fx, gd := copyBundled(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	writeLogFile(t, file, 0o644)
+	for _, tc := range []struct{ out, want string }{
+		{filepath.Join(dir, "no", "such", "x.jsonl"), "the directory " + filepath.Join(dir, "no", "such") + " does not exist"},
+		{filepath.Join(file, "x.jsonl"), file + " is not a directory"},
+	} {
+		code, out, errs := record(t, "-fixtures", fx, "-golden", gd, "-run", "^text-turn$", "-o", tc.out)
+		if code != exitCannotRun || out != "" || !strings.Contains(errs, "record: -o "+tc.out+": "+tc.want) ||
+			strings.Contains(errs, "headergold-tmp") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("-o %s: exit %d, stdout %q, stderr %q; want exit 125 and %q", tc.out, code, out, errs, tc.want)
+		}
+		// The same when the directory goes away between the check and
+		// the write.
+		err := writeOutput(context.Background(), tc.out, []byte("{}\n"), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "headergold-tmp") {
+			t.Errorf("writeOutput(%s): %v; want %q", tc.out, err, tc.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%s holds %d files, want the one it had", dir, len(entries))
 	}
 }
