@@ -103,7 +103,8 @@ sidecar, rolled-back for the journal of a killed record, with a "note",
 and restored for each file its rollback put back), one for each fixture
 that fails its checks ({"fixture",
 "status", "seed", "reproduce", "failures"}), then {"summary": true, ...}
-with the counts.
+with the counts (with -check, "check": true, and the counts are what a
+record would do, as the text's "would be" lines and summary say).
 
 -check exits 1 for everything replay would fail on that recording
 would fix or report: a golden file to create or change, an orphan golden

@@ -58,7 +58,7 @@ type failureReport struct {
 // summaryReport is the last -json object.
 type summaryReport struct {
 	Summary   bool `json:"summary"`
-	Check     bool `json:"check"` // -check: nothing was written
+	Check     bool `json:"check"` // -check: nothing was written, and the counts are what a record would do
 	Created   int  `json:"created"`
 	Changed   int  `json:"changed"`
 	Unchanged int  `json:"unchanged"`
@@ -153,6 +153,11 @@ func (r *reporter) summary(s summaryReport, prune bool) {
 	}
 	if s.Error != "" {
 		return // said on stderr
+	}
+	if r.check {
+		// As the file lines do: nothing was written, and the counts are
+		// what a record would do.
+		fmt.Fprint(r.stdout, "would be: ")
 	}
 	fmt.Fprintf(r.stdout, "%d created, %d changed, %d unchanged", s.Created, s.Changed, s.Unchanged)
 	if prune || s.Removed > 0 {
