@@ -334,7 +334,7 @@ func (j *journal) describe() string {
 	}
 	return fmt.Sprintf("an interrupted record left the golden directory partly written: %s new (%s) and %d old; "+
 		"the old bytes are in the .NAME.headergold-old backups beside them, and the next record restores the old files, then records",
-		files(len(replaced)), strings.Join(replaced, ", "), old)
+		files(len(replaced)), someNames(replaced), old)
 }
 
 // rolledBackNote says what a rollback did.
@@ -343,7 +343,21 @@ func rolledBackNote(restored []string, total int) string {
 		return fmt.Sprintf("rolled back an interrupted record, which had replaced none of its %s yet", files(total))
 	}
 	return fmt.Sprintf("rolled back an interrupted record: restored %s of its %d to their old state: %s",
-		files(len(restored)), total, strings.Join(restored, ", "))
+		files(len(restored)), total, someNames(restored))
+}
+
+// namedFiles is how many files a journal's message names: a record of
+// hundreds of files killed in its write would otherwise make it a line
+// of kilobytes. The others are counted; the journal names them all, and
+// record -json lists each it restores.
+const namedFiles = 5
+
+// someNames lists the first namedFiles of names, then counts the rest.
+func someNames(names []string) string {
+	if len(names) <= namedFiles {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s, … and %d more", strings.Join(names[:namedFiles], ", "), len(names)-namedFiles)
 }
 
 // files is "1 file" or "N files".

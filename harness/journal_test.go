@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -273,7 +274,7 @@ func testRecordRollsBackJournal(t *testing.T, step string, at int) {
 			msg = f.Msg
 		}
 	}
-	if !strings.Contains(msg, fmt.Sprintf("partly written: %d files new (", len(replaced))) || !namesAll(msg, replaced) {
+	if !strings.Contains(msg, fmt.Sprintf("partly written: %d files new (", len(replaced))) || !namesFiles(msg, replaced) {
 		t.Errorf("journal finding %q, want it to name %v", msg, replaced)
 	}
 	dry, _, err := s.Record(RecordOptions{Prune: true, DryRun: true})
@@ -305,7 +306,7 @@ func testRecordRollsBackJournal(t *testing.T, step string, at int) {
 	if dryNote != msg {
 		t.Errorf("dry run note %q, want the finding %q", dryNote, msg)
 	}
-	if !strings.HasPrefix(note, "rolled back an interrupted record: restored ") || !namesAll(note, replaced) {
+	if !strings.HasPrefix(note, "rolled back an interrupted record: restored ") || !namesFiles(note, replaced) {
 		t.Errorf("note %q, want it to name %v", note, replaced)
 	}
 	if !slices.Equal(r[Restored], replaced) || !slices.Equal(d[Restored], replaced) {
@@ -335,14 +336,20 @@ func testRecordRollsBackJournal(t *testing.T, step string, at int) {
 	}
 }
 
-// namesAll reports whether msg names every file.
-func namesAll(msg string, files []string) bool {
+// namesFiles reports whether msg names the files as a journal's message
+// does: every one of them up to namedFiles, else namedFiles of them and
+// how many more.
+func namesFiles(msg string, files []string) bool {
+	named := 0
 	for _, f := range files {
-		if !strings.Contains(msg, f) {
-			return false
+		if strings.Contains(msg, f) {
+			named++
 		}
 	}
-	return true
+	if len(files) <= namedFiles {
+		return named == len(files) && !strings.Contains(msg, " more")
+	}
+	return named == namedFiles && strings.Contains(msg, fmt.Sprintf(", … and %d more", len(files)-namedFiles))
 }
 
 // TestBadJournalStopsRecord: a journal record cannot read fails the
@@ -401,5 +408,56 @@ func TestRecordAfterRollBackPlansAgain(t *testing.T) {
 		if res := again.Replay(f); !res.Passed() {
 			t.Errorf("%s after the record: %v", f.Name, res.Failures)
 		}
+	}
+}
+
+// TestJournalMessagesNameFewFiles: a record of hundreds of files killed
+// among its renames is reported in a line of bounded length, by replay
+// (its finding) and by the record that rolls it back: the first files
+// by name, then how many more; -json's restored entries, one per file,
+// still name every one.
+func TestJournalMessagesNameFewFiles(t *testing.T) {
+	opts := copyBundled(t)
+	opts.Shuffle = -1
+	opts.Run = regexp.MustCompile(`^text-turn$`)
+	const n = 300
+	var entries, names []string
+	for i := range n {
+		name := fmt.Sprintf("copy-%03d.golden", i)
+		// Created by the killed record, so new.
+		writeFile(t, filepath.Join(opts.Golden, name), "new\n")
+		entries = append(entries, fmt.Sprintf(`{"path": %q, "existed": false, "temp": ".%s.headergold-tmp-%d"}`, name, name, i))
+		names = append(names, filepath.Join(opts.Golden, name))
+	}
+	writeFile(t, filepath.Join(opts.Golden, journalName), `{"headergold-journal": 1, "files": [`+strings.Join(entries, ",\n")+"]}\n")
+	wantNames := strings.Join(names[:namedFiles], ", ") + fmt.Sprintf(", … and %d more", n-namedFiles)
+	check := func(what, msg string) {
+		t.Helper()
+		if !strings.Contains(msg, wantNames) || strings.Contains(msg, names[namedFiles]) || len(msg) > 1000 {
+			t.Errorf("%s: %d bytes: %.600q\nwant the first %d files, then %q", what, len(msg), msg, namedFiles, fmt.Sprintf("… and %d more", n-namedFiles))
+		}
+	}
+	var finding string
+	for _, f := range mustLoad(t, opts).Findings() {
+		if filepath.Base(f.File) == journalName {
+			finding = f.String()
+		}
+	}
+	check("replay's finding", finding)
+	changes, _, err := mustLoad(t, opts).Record(RecordOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var restored []string
+	for _, c := range changes {
+		switch c.Status {
+		case RolledBack:
+			check("the rollback", c.Note)
+		case Restored:
+			restored = append(restored, c.File)
+		}
+	}
+	if slices.Sort(restored); !slices.Equal(restored, names) {
+		t.Errorf("%d files restored, want all %d", len(restored), n)
 	}
 }
