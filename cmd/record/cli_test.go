@@ -259,3 +259,40 @@ func TestRecordReproduceLeavesUpstreamToCaptured(t *testing.T) {
 		t.Errorf("exit %d, stderr lacks %q:\n%s%s", code, want, stdout, stderr)
 	}
 }
+
+// TestRecordJSONInvalidFixtures: fixtures that do not load stop record
+// before it writes, and its -json summary lists them as replay -json's
+// does, in invalidFixtures: file, line, column, path and message.
+func TestRecordJSONInvalidFixtures(t *testing.T) {
+	t.Setenv("CI", "")
+	fx, gd := copyBundled(t)
+	os.WriteFile(filepath.Join(fx, "broken.json"), []byte("{\n  \"description\": \"x\",\n}\n"), 0o644)
+	os.WriteFile(filepath.Join(fx, "broken-too.json"), []byte(`{"description":"x","oops":1}`), 0o644)
+	before := snapshot(t, gd)
+	code, stdout, _ := record(t, "-fixtures", fx, "-golden", gd, "-json")
+	sameSnapshot(t, before, snapshot(t, gd))
+	var sum struct {
+		Summary  bool
+		Error    string
+		Fixtures []struct {
+			File, Path, Message string
+			Line, Column        int
+		} `json:"invalidFixtures"`
+	}
+	if code != exitCannotRun || strings.Count(stdout, "\n") != 1 || json.Unmarshal([]byte(stdout), &sum) != nil || !sum.Summary ||
+		!strings.Contains(sum.Error, "broken.json:3:1") || len(sum.Fixtures) != 2 {
+		t.Fatalf("exit %d\n%s", code, stdout)
+	}
+	found := map[string]int{}
+	for i, f := range sum.Fixtures {
+		found[filepath.Base(f.File)] = i
+	}
+	b, ok := found["broken.json"]
+	if f := sum.Fixtures[b]; !ok || f.File != filepath.Join(fx, "broken.json") || f.Line != 3 || f.Column != 1 || f.Message == "" {
+		t.Errorf("broken.json: %+v", f)
+	}
+	o, ok := found["broken-too.json"]
+	if f := sum.Fixtures[o]; !ok || f.Path != "oops" || !strings.Contains(f.Message, `"oops"`) {
+		t.Errorf("broken-too.json: %+v", f)
+	}
+}

@@ -104,7 +104,9 @@ and restored for each file its rollback put back), one for each fixture
 that fails its checks ({"fixture",
 "status", "seed", "reproduce", "failures"}), then {"summary": true, ...}
 with the counts (with -check, "check": true, and the counts are what a
-record would do, as the text's "would be" lines and summary say).
+record would do, as the text's "would be" lines and summary say; when
+fixtures did not load, "invalidFixtures": [{"file", "line", "column",
+"path", "message"}], as in replay -json's summary).
 
 -check exits 1 for everything replay would fail on that recording
 would fix or report: a golden file to create or change, an orphan golden
@@ -234,7 +236,8 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return rep.abort(code, "%v", err)
 	}
 	if err != nil {
-		return rep.abort(exitCannotRun, "cannot record: %v", err)
+		_, fixtures := cliflags.LoadErrors(err)
+		return rep.abortLoad(fixtures, "cannot record: %v", err)
 	}
 	captured = map[string]bool{}
 	for _, f := range suite.Fixtures() {

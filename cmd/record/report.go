@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/headergold/headergold/harness"
+	"github.com/headergold/headergold/internal/cliflags"
 )
 
 // reporter writes what record did, as text (files on stdout, failures on
@@ -72,6 +73,9 @@ type summaryReport struct {
 	Stray      int    `json:"stray"`  // orphans and sidecars replay would fail on
 	Failed     int    `json:"failed"` // fixtures that failed their checks
 	Error      string `json:"error,omitempty"`
+	// Fixtures are the fixtures that did not load, when that stopped
+	// record (Error names them too), as replay -json gives them.
+	Fixtures []cliflags.InvalidFixture `json:"invalidFixtures,omitempty"`
 }
 
 // failed reports a fixture that failed its checks, and the command line
@@ -136,10 +140,21 @@ func (r *reporter) rolledBack(journal, note string) {
 // abort says why record stops before it has anything to report (on
 // stderr, and with -json in a summary of its own) and returns code.
 func (r *reporter) abort(code int, format string, args ...any) int {
+	return r.stop(code, summaryReport{}, format, args...)
+}
+
+// abortLoad is abort for fixtures that did not load (exit 125), which the
+// -json summary lists in invalidFixtures.
+func (r *reporter) abortLoad(fixtures []cliflags.InvalidFixture, format string, args ...any) int {
+	return r.stop(cliflags.ExitCannotRun, summaryReport{Fixtures: fixtures}, format, args...)
+}
+
+func (r *reporter) stop(code int, s summaryReport, format string, args ...any) int {
 	msg := fmt.Sprintf(format, args...)
 	fmt.Fprintf(r.stderr, "record: %s\n", msg)
 	if r.js != nil {
-		r.js.Encode(summaryReport{Summary: true, Check: r.check, Error: msg})
+		s.Summary, s.Check, s.Error = true, r.check, msg
+		r.js.Encode(s)
 	}
 	return code
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"hash/fnv"
@@ -257,15 +256,6 @@ type failureReport struct {
 	Removed []string `json:"removed,omitempty"`
 }
 
-// invalidReport is a fixture that did not load: harness.FixtureError.
-type invalidReport struct {
-	File    string `json:"file"`
-	Line    int    `json:"line,omitempty"`
-	Column  int    `json:"column,omitempty"`
-	Path    string `json:"path,omitempty"`
-	Message string `json:"message"`
-}
-
 // summaryReport is the last -json object.
 type summaryReport struct {
 	Summary  bool     `json:"summary"`
@@ -280,7 +270,7 @@ type summaryReport struct {
 	Errors []string `json:"errors,omitempty"`
 	// Fixtures are those of the Errors that name a fixture file, with
 	// where and what, for a program to point at (an annotation, say).
-	Fixtures []invalidReport `json:"invalidFixtures,omitempty"`
+	Fixtures []cliflags.InvalidFixture `json:"invalidFixtures,omitempty"`
 	// Interrupted names the fixture a signal stopped replay in; the
 	// counts are of the fixtures before it.
 	Interrupted string `json:"interrupted,omitempty"`
@@ -317,19 +307,7 @@ func runReplay(args []string, e env) int {
 		// output still ends with the counts; a program reading the
 		// -json report reads why there is no other. A directory that
 		// cannot be read counts nothing: the message says it all.
-		all := []error{err}
-		if j, ok := err.(interface{ Unwrap() []error }); ok {
-			all = j.Unwrap()
-		}
-		var errs []string
-		var fixtures []invalidReport
-		for _, err := range all {
-			errs = append(errs, err.Error())
-			var fe *harness.FixtureError
-			if errors.As(err, &fe) {
-				fixtures = append(fixtures, invalidReport{File: fe.File, Line: fe.Line, Column: fe.Column, Path: fe.Path, Message: fe.Msg})
-			}
-		}
+		errs, fixtures := cliflags.LoadErrors(err)
 		if rf.json || len(fixtures) > 0 {
 			newPrinter(e, rf).summary(summaryReport{Summary: true, Invalid: len(errs), Seed: rf.opts.Seed, Errors: errs, Fixtures: fixtures})
 		}
