@@ -458,19 +458,29 @@ func TestSidecarReorderIsNamed(t *testing.T) {
 
 // Replaying nothing never passes: a mistyped or empty fixtures directory,
 // or a golden directory that does not exist, cannot test (125), and says
-// why; with -json the report says it too.
+// why; the output still ends with the counts, of nothing, and with -json
+// the report says why too.
 func TestNothingReplayedCannotPass(t *testing.T) {
 	empty := t.TempDir()
 	os.WriteFile(filepath.Join(empty, "notes.txt"), []byte("not a fixture\n"), 0o644)
 	r := replay(t, nil, false, "-fixtures", empty, "-golden", t.TempDir())
-	if r.code != exitCannotRun || !strings.Contains(r.stderr, "no fixtures in "+empty) {
-		t.Errorf("empty fixtures: exit %d, %q", r.code, r.stderr)
+	if r.code != exitCannotRun || !strings.Contains(r.stderr, "no fixtures in "+empty) || r.stdout != "0 passed, 0 failed\n" {
+		t.Errorf("empty fixtures: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = replay(t, nil, false, "-fixtures", filepath.Join(empty, "absent"), "-golden", t.TempDir())
+	if r.code != exitCannotRun || !strings.Contains(r.stderr, filepath.Join(empty, "absent")) || r.stdout != "0 passed, 0 failed\n" {
+		t.Errorf("missing fixtures dir: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = replay(t, nil, false, "-fixtures", empty, "-golden", t.TempDir(), "-json")
+	if s := gjson.Parse(strings.TrimSpace(r.stdout)); r.code != exitCannotRun || !s.Get("summary").Bool() || s.Get("invalid").Int() != 0 ||
+		!strings.Contains(s.Get("errors.0").String(), "no fixtures in") {
+		t.Errorf("empty fixtures, -json: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	fx, _ := copyBundled(t)
 	missing := filepath.Join(t.TempDir(), "golden-typo")
 	r = replay(t, nil, false, "-fixtures", fx, "-golden", missing, "-shuffle", "0")
 	// Said once, before any fixture runs.
-	if r.code != exitCannotRun || r.stdout != "" || strings.Count(r.stderr, "the golden directory "+missing+" does not exist") != 1 ||
+	if r.code != exitCannotRun || r.stdout != "0 passed, 0 failed\n" || strings.Count(r.stderr, "the golden directory "+missing+" does not exist") != 1 ||
 		!strings.Contains(r.stderr, "record -fixtures "+fx+" -golden "+missing) {
 		t.Errorf("missing golden dir: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

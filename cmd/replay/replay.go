@@ -265,8 +265,9 @@ type summaryReport struct {
 	Skipped  int      `json:"skipped"` // in-process agents, which run from go test
 	Seed     uint64   `json:"seed"`
 	Findings []string `json:"findings"`
-	// Errors are what kept the fixtures from loading, one per invalid
-	// fixture; nothing was replayed then.
+	// Errors are what kept replay from replaying anything: one per
+	// invalid fixture (which Invalid counts), or the one reason (a
+	// directory missing or without fixtures, a -listen address taken).
 	Errors []string `json:"errors,omitempty"`
 	// Fixtures are those of the Errors that name a fixture file, with
 	// where and what, for a program to point at (an annotation, say).
@@ -285,6 +286,7 @@ func runReplay(args []string, e env) int {
 	if err != nil {
 		if cliflags.NotUsage(err) {
 			fmt.Fprintf(e.stderr, "replay: cannot test: %v\n", err)
+			newPrinter(e, rf).summary(summaryReport{Summary: true, Seed: rf.opts.Seed, Errors: []string{err.Error()}})
 			return exitCannotRun
 		}
 		return replayCommand.Fail(e.stderr, "%v", err)
@@ -303,14 +305,12 @@ func runReplay(args []string, e env) int {
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "replay: cannot test: %v\n", err)
-		// Fixtures that could not be loaded are counted, so that the
-		// output still ends with the counts; a program reading the
-		// -json report reads why there is no other. A directory that
-		// cannot be read counts nothing: the message says it all.
+		// The output still ends with the counts (SPEC §4), each fixture
+		// that could not be loaded among the failed; a program reading
+		// the -json report reads why there is no other. A directory that
+		// cannot be read, or holds no fixture, counts none.
 		errs, fixtures := cliflags.LoadErrors(err)
-		if rf.json || len(fixtures) > 0 {
-			newPrinter(e, rf).summary(summaryReport{Summary: true, Invalid: len(errs), Seed: rf.opts.Seed, Errors: errs, Fixtures: fixtures})
-		}
+		newPrinter(e, rf).summary(summaryReport{Summary: true, Invalid: len(fixtures), Seed: rf.opts.Seed, Errors: errs, Fixtures: fixtures})
 		return exitCannotRun
 	}
 	if rf.opts.Listen != nil && len(suite.Fixtures()) != 1 {
@@ -324,9 +324,7 @@ func runReplay(args []string, e env) int {
 		// compare with: a mistyped -golden is said once, up front.
 		msg := fmt.Sprintf("the golden directory %s does not exist (or is not a directory); record the fixtures into it with record%s", dir, cliflags.DirFlags(rf.opts.Fixtures, rf.opts.Golden))
 		fmt.Fprintf(e.stderr, "replay: cannot test: %s\n", msg)
-		if rf.json {
-			newPrinter(e, rf).summary(summaryReport{Summary: true, Seed: suite.Seed(), Errors: []string{msg}})
-		}
+		newPrinter(e, rf).summary(summaryReport{Summary: true, Seed: suite.Seed(), Errors: []string{msg}})
 		return exitCannotRun
 	}
 	out := newPrinter(e, rf)

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/headergold/headergold/harness"
+	"github.com/tidwall/gjson"
 )
 
 // breakToolTurn makes tool-turn.golden differ from the run at line 6,
@@ -137,5 +139,25 @@ func TestListenNeedsOneScenario(t *testing.T) {
 		if r.code != exitUsage || r.stdout != "" || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "Run 'replay -h' for details.") {
 			t.Errorf("-run %s: exit %d\n%s%s", run, r.code, r.stdout, r.stderr)
 		}
+	}
+}
+
+// A -listen address the system will not listen on (taken) cannot test
+// (125) before anything runs: the output still ends with the counts, of
+// nothing, and -json's summary says why.
+func TestListenTakenEndsWithCounts(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	args := bundled(t, "-listen", ln.Addr().String(), "-run", "^text-turn$")
+	r := replay(t, nil, false, args...)
+	if r.code != exitCannotRun || r.stdout != "0 passed, 0 failed\n" || !strings.Contains(r.stderr, "replay: cannot test: -listen: ") {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = replay(t, nil, false, append(args, "-json")...)
+	if s := gjson.Parse(strings.TrimSpace(r.stdout)); r.code != exitCannotRun || !s.Get("summary").Bool() || !strings.Contains(s.Get("errors.0").String(), "-listen: ") {
+		t.Errorf("-json: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
