@@ -26,6 +26,7 @@ func TestRecordUsageErrors(t *testing.T) {
 		{[]string{"-run", "("}, "record: -run: error parsing regexp: missing closing ): `(`\n"},
 		{[]string{"x"}, "record: unexpected argument \"x\" (record takes flags only)\n"},
 		{[]string{"-check", "x", "-prune"}, "record: unexpected argument \"x\" (record takes flags only)\n"},
+		{[]string{"-check", "help"}, "record: help takes no flags: record help\n"},
 		{[]string{"-o", "f", "-check"}, "record: -o writes one log and cannot be combined with -check, -prune or -json\n"},
 		{[]string{"-o", "f", "-prune"}, "record: -o writes one log and cannot be combined with -check, -prune or -json\n"},
 		{[]string{"-json", "-o", "f"}, "record: -o writes one log and cannot be combined with -check, -prune or -json\n"},

@@ -179,6 +179,10 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if !ok {
 		return code
 	}
+	if len(pos) > 0 && pos[0] == "help" {
+		// The usage names "record help": after flags it is no argument.
+		return command.Fail(stderr, "help takes no flags: record help")
+	}
 	if len(pos) > 0 {
 		return command.Fail(stderr, "unexpected argument %q (record takes flags only)", pos[0])
 	}
