@@ -34,8 +34,9 @@ type AgentSpec struct {
 	// Exec is the argv of a subprocess agent.
 	Exec []string `json:"exec,omitempty"`
 	// Dir is a subprocess agent's working directory, relative to the
-	// fixture's directory unless absolute; default the fixture's
-	// directory. An in-process agent (no Exec) has none.
+	// fixture's directory unless absolute (a ".." is the system's: after
+	// a symlinked fixtures directory, the link target's parent); default
+	// the fixture's directory. An in-process agent (no Exec) has none.
 	Dir string `json:"dir,omitempty"`
 	// Env is set on top of the inherited environment and the fake
 	// provider's variables (it wins over both).
@@ -319,7 +320,10 @@ func wireReplies(rs []Reply) []wire.Reply {
 	return out
 }
 
-// agentDir resolves agent.dir against the fixture's directory.
+// agentDir returns agent.dir joined to the fixture's directory as the
+// system resolves it: "../agents" of a fixture in a symlinked fixtures
+// directory is beside the directory the link points to, not beside the
+// link. Messages name it so, as the user wrote it.
 func (f *Fixture) agentDir() string {
 	base := filepath.Dir(f.File)
 	switch {
@@ -328,7 +332,7 @@ func (f *Fixture) agentDir() string {
 	case filepath.IsAbs(f.Agent.Dir):
 		return f.Agent.Dir
 	}
-	return filepath.Join(base, f.Agent.Dir)
+	return capture.Join(base, f.Agent.Dir)
 }
 
 // describeExec names a subprocess agent for messages.

@@ -296,6 +296,57 @@ func TestCannotStartNamesTheDirectory(t *testing.T) {
 	failureWith(t, res.Failures, CheckInvalid, "agent.exec: cannot start agent [agent/run.sh] in "+opts.Fixtures+": ", "no such file or directory")
 }
 
+// TestAgentDirThroughASymlink: agent.dir is resolved as the system
+// resolves it, ".." after the symlink before it: "../agents" of a
+// fixture in a symlinked fixtures directory is beside the link's target,
+// and a relative program and a relative PATH entry are looked for there;
+// one that does not exist is named as written, joined to the fixtures
+// directory.
+func TestAgentDirThroughASymlink(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"shared/fixtures", "shared/agents/bin", "proj", "golden"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fixtures := filepath.Join(root, "proj", "fixtures")
+	if err := os.Symlink(filepath.Join("..", "shared", "fixtures"), fixtures); err != nil {
+		t.Skipf("cannot make a symlink here: %v", err)
+	}
+	agents := filepath.Join(root, "shared", "agents")
+	for file, word := range map[string]string{"run.sh": "relative", filepath.Join("bin", "hg-agent"): "on PATH"} {
+		if err := os.WriteFile(filepath.Join(agents, file), []byte("#!/bin/sh\necho '"+word+"' >> ran\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scenario := func(exec, dir, env string) string {
+		return `{"description": "d", "runs": 1, "agent": {"exec": ` + exec + `, "dir": "` + dir + `", "env": {` + env + `}}, "replies": [{"text": "a"}]}`
+	}
+	path, _ := json.Marshal("bin" + string(filepath.ListSeparator) + os.Getenv("PATH"))
+	for name, src := range map[string]string{
+		"relative": scenario(`["./run.sh"]`, "../agents", ""),
+		"on-path":  scenario(`["hg-agent"]`, "../agents", `"PATH": `+string(path)),
+		"missing":  scenario(`["./run.sh"]`, "../nope", ""),
+	} {
+		writeFile(t, filepath.Join(root, "shared", "fixtures", name+".json"), src)
+	}
+	s := mustLoad(t, Options{Fixtures: fixtures, Golden: filepath.Join(root, "golden"), Seed: 1})
+	for _, name := range []string{"relative", "on-path"} {
+		// The agent sends nothing, which fails check agent: whether it
+		// started, and where, is what is looked at.
+		for _, f := range s.Replay(s.Fixture(name)).Failures {
+			if f.Check == CheckInvalid {
+				t.Errorf("%s: %s", name, f.Msg)
+			}
+		}
+	}
+	if got, want := string(readFile(t, filepath.Join(agents, "ran"))), "relative\non PATH\n"; got != want {
+		t.Errorf("the agents in %s wrote %q, want %q", agents, got, want)
+	}
+	failureWith(t, s.Replay(s.Fixture("missing")).Failures, CheckInvalid,
+		"agent.dir: the agent's directory "+fixtures+string(filepath.Separator)+"../nope does not exist")
+}
+
 // sortedNames sorts a list "b, a" as "a,b".
 func sortedNames(list string) string {
 	names := strings.Split(list, ", ")

@@ -152,6 +152,18 @@ func Environ(base []string, env map[string]string, unset ...string) []string {
 	return out
 }
 
+// Join joins rel to dir as the system will resolve it, which
+// filepath.Join does not: it cleans "link/../x" to "x" as text, where the
+// system takes ".." from the directory link points to. rel is kept as
+// written, so that a message names the path the user wrote. A dir of ""
+// or "." leaves rel alone.
+func Join(dir, rel string) string {
+	if dir == "" || dir == "." {
+		return rel
+	}
+	return strings.TrimRight(dir, "/"+string(filepath.Separator)) + string(filepath.Separator) + rel
+}
+
 // program returns the program to start for argv0. A bare name is looked
 // up in the PATH of env, the agent's environment (which agent.env may
 // set), from the agent's directory dir, as a shell, env(1) or a spawn

@@ -313,3 +313,34 @@ func TestRunLooksUpTheAgentsPATH(t *testing.T) {
 		t.Errorf("Run with no executable on the agent's PATH = %v, want not started, naming that PATH", err)
 	}
 }
+
+// TestRunDirThroughASymlink: a Dir with ".." after a symlink is the
+// directory the system resolves it to, for the agent's working directory
+// and for a relative entry of its PATH alike, not the one filepath.Join
+// would make of it as text.
+func TestRunDirThroughASymlink(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"real/sub", "real/agents/bin", "proj"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join("..", "real", "sub"), filepath.Join(root, "proj", "link")); err != nil {
+		t.Fatal(err)
+	}
+	const name = "headergold-test-agent"
+	if err := os.WriteFile(filepath.Join(root, "real", "agents", "bin", name), []byte("#!/bin/sh\npwd -P > ran\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "proj", "link") + "/../agents"
+	if err := Run(context.Background(), Command{Argv: []string{name}, Dir: dir, Env: map[string]string{"PATH": "bin"}}); err != nil {
+		t.Fatal(err)
+	}
+	want, err := filepath.EvalSymlinks(filepath.Join(root, "real", "agents"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(want, "ran")); err != nil || string(b) != want+"\n" {
+		t.Errorf("the agent ran in %q, %v; want %s", b, err, want)
+	}
+}

@@ -14,15 +14,23 @@ import (
 // lookPathIn finds the executable file in the directories of path, a
 // PATH value, as execvp does: an empty entry is the working directory,
 // and relative entries are relative to dir, where the agent starts. The
-// result is absolute.
+// result is absolute, and not cleaned: a ".." in dir or in an entry is
+// the system's to resolve, after the symlinks before it.
 func lookPathIn(file, path, dir string) (string, error) {
 	for _, d := range filepath.SplitList(path) {
-		p := filepath.Join(d, file) // an empty d leaves file: the working directory
+		p := Join(d, file) // an empty d leaves file: the working directory
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
+			p = Join(dir, p)
+		}
+		if !filepath.IsAbs(p) {
+			wd, err := os.Getwd()
+			if err != nil {
+				return "", err
+			}
+			p = Join(wd, p)
 		}
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return filepath.Abs(p)
+			return p, nil
 		}
 	}
 	return "", fmt.Errorf("exec: %q: executable file not found in the agent's PATH (%s)", file, path)
