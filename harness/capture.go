@@ -370,7 +370,7 @@ func (s *Suite) runCaptured(ctx context.Context, f *Fixture, v variation, cr cap
 	}
 	built, err := capture.BuildLog(srv.Requests(), replies, f.rules())
 	if err != nil {
-		return nil, &agentFailure{msg: fmt.Sprintf("%s: %v", v, err)}
+		return nil, &agentFailure{msg: fmt.Sprintf("%s: %v", v, f.locateRules(err))}
 	}
 	return &runResult{Log: built.Log, Requests: built.Bodies, templated: built.Templated, recorded: replies}, nil
 }

@@ -297,6 +297,19 @@ func (f *Fixture) rules() []redact.Rule {
 	return out
 }
 
+// locateRules places each rule a *capture.RuleError names at its member
+// of the fixture, as a validation error is placed; any other error is
+// returned as it is.
+func (f *Fixture) locateRules(err error) error {
+	var re *capture.RuleError
+	if !errors.As(err, &re) {
+		return err
+	}
+	return errors.New(re.Describe(func(i int, problem string) string {
+		return errAt(f.File, f.raw, fmt.Sprintf("redact[%d]", i), "%s", problem).Error()
+	}))
+}
+
 // runs is the number of runs of the repeat pass.
 func (f *Fixture) runs() int {
 	if f.Runs == nil {

@@ -427,7 +427,7 @@ func TestCapturedAgentFailures(t *testing.T) {
 		"unknown path": {capturedFixture(`"PROMPT": "x", "PATH_SUFFIX": "/api"`, ""),
 			CheckAgent, []string{"HTTP request 1 (POST /api/v1/messages): unknown path"}},
 		"rule never matches": {capturedFixture(`"PROMPT": "x"`, ` "redact": [{"regex": "/home/[a-z]+", "with": "<<home>>"}],`),
-			CheckAgent, []string{`redact[0] (regex "/home/[a-z]+") matched nothing`}},
+			CheckAgent, []string{`x.json:3:49: redact[0]: regex "/home/[a-z]+" matched nothing in any request of this run; an explicit rule that matches nothing is an error`}},
 		"in-process timeout": {strings.Replace(capturedFixture(`"HANG": "ctx"`, ""), `"env"`, `"timeout": "200ms", "env"`, 1),
 			CheckAgent, []string{"in-process agent, run 1: timed out after 200ms"}},
 		"in-process agent that ignores its context": {strings.Replace(capturedFixture(`"HANG": "ignore"`, ""), `"env"`, `"timeout": "200ms", "env"`, 1),
@@ -468,6 +468,26 @@ func TestCapturedAgentFailures(t *testing.T) {
 				t.Errorf("the replay took %s: it waited for the agent", d)
 			}
 		})
+	}
+}
+
+// TestUnmatchedRulesAreAllLocated: every rule that matched nothing in a
+// run is named in the one failure, each at its place in the fixture, as
+// a validation error is; a rule that matched is not named.
+func TestUnmatchedRulesAreAllLocated(t *testing.T) {
+	rules := `
+  "redact": [
+    {"path": "config.metadata.user_id", "with": "<<u>>"},
+    {"regex": "go\\.mod", "with": "<<f>>"},
+    {"regex": "NOPE[0-9]+", "with": "<<n>>"}],`
+	s, opts := capturedSuite(t, map[string]string{"x": capturedFixture(`"PROMPT": "What is in go.mod?"`, rules)})
+	file := filepath.Join(opts.Fixtures, "x.json")
+	f := failureWith(t, s.Replay(s.Fixture("x")).Failures, CheckAgent,
+		": 2 redact rules matched nothing (an explicit rule that matches nothing is an error):\n"+
+			"  "+file+`:5:5: redact[0]: path "config.metadata.user_id" matched nothing in any request of this run`+"\n"+
+			"  "+file+`:7:5: redact[2]: regex "NOPE[0-9]+" matched nothing in any request of this run`)
+	if strings.Contains(f.Msg, "redact[1]") {
+		t.Errorf("a rule that matched is named: %s", f.Msg)
 	}
 }
 

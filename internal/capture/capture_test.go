@@ -565,8 +565,15 @@ func TestRedactionBeforeLogging(t *testing.T) {
 	}
 	// A rule that matches nothing in the run is an error naming it.
 	_, err = BuildLog(s.Requests(), nil, append(rules, redact.Rule{Path: "config.metadata.session", With: "x"}))
-	if err == nil || !strings.Contains(err.Error(), `redact[2] (path "config.metadata.session") matched nothing`) {
+	if err == nil || !strings.Contains(err.Error(), `redact[2]: path "config.metadata.session" matched nothing`) {
 		t.Errorf("unmatched rule: %v", err)
+	}
+	// Every one of them, not the first alone.
+	_, err = BuildLog(s.Requests(), nil, []redact.Rule{{Path: "config.metadata.session", With: "x"}, rules[0], {Path: "config.nope", With: "y"}})
+	var re *RuleError
+	if !errors.As(err, &re) || !slices.Equal(re.Unmatched, []int{0, 2}) ||
+		!strings.Contains(err.Error(), `redact[0]: path "config.metadata.session" matched nothing`) || !strings.Contains(err.Error(), `redact[2]: path "config.nope" matched nothing`) {
+		t.Errorf("two unmatched rules: %v", err)
 	}
 }
 
@@ -576,7 +583,7 @@ func TestUnmatchedRuleSaysWhy(t *testing.T) {
 	s := start(t, text("ok"))
 	post(t, s.URL(), "/v1/chat/completions", []byte(`{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"u"}]}`))
 	_, err := BuildLog(s.Requests(), []wire.Reply{text("ok")}, []redact.Rule{{Path: "system", With: "x"}})
-	if err == nil || !strings.Contains(err.Error(), `redact[0] (path "system") matched nothing`) || !strings.Contains(err.Error(), "name one, as in system.0.content") {
+	if err == nil || !strings.Contains(err.Error(), `redact[0]: path "system" matched nothing`) || !strings.Contains(err.Error(), "name one, as in system.0.content") {
 		t.Errorf("BuildLog = %v", err)
 	}
 }

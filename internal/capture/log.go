@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/logformat"
@@ -24,21 +25,42 @@ const (
 	ReasonChange  = "change"
 )
 
-// RuleError reports a redaction rule that matched nothing in a run.
+// RuleError reports the redaction rules that matched nothing in a run:
+// every one of them, so that a scenario's dead rules are fixed in one go.
 type RuleError struct {
-	Index  int // 0-based index in the scenario's redact list
-	Rule   redact.Rule
-	Format wire.Format // of the run's requests
+	Unmatched []int // 0-based indexes in the scenario's redact list, in order
+	Rules     []redact.Rule
+	Format    wire.Format // of the run's requests
 }
 
-// Error names the rule, and says why it cannot match where its path
-// reaches no value of the run's format.
-func (e *RuleError) Error() string {
-	msg := fmt.Sprintf("redact[%d] (%s) matched nothing in any request of this run; an explicit rule that matches nothing is an error", e.Index, e.Rule)
-	if why := e.Rule.Reaches(e.Format); why != nil {
+// problem says what is wrong with rule i: that it matched nothing, and
+// why it cannot match where its path reaches no value of the run's
+// format.
+func (e *RuleError) problem(i int) string {
+	msg := fmt.Sprintf("%s matched nothing in any request of this run", e.Rules[i])
+	if why := e.Rules[i].Reaches(e.Format); why != nil {
 		msg += ": " + why.Error()
 	}
 	return msg
+}
+
+// Error names every rule that matched nothing by its index.
+func (e *RuleError) Error() string {
+	return e.Describe(func(i int, problem string) string { return fmt.Sprintf("redact[%d]: %s", i, problem) })
+}
+
+// Describe is Error with the line of rule i made by line(i, problem): a
+// caller that knows where the rules were written names the place.
+func (e *RuleError) Describe(line func(i int, problem string) string) string {
+	const why = "an explicit rule that matches nothing is an error"
+	lines := make([]string, len(e.Unmatched))
+	for k, i := range e.Unmatched {
+		lines[k] = line(i, e.problem(i))
+	}
+	if len(lines) == 1 {
+		return lines[0] + "; " + why
+	}
+	return fmt.Sprintf("%d redact rules matched nothing (%s):\n  %s", len(lines), why, strings.Join(lines, "\n  "))
 }
 
 // Built is what [BuildLog] writes.
@@ -101,10 +123,14 @@ func BuildLog(reqs []Request, replies []wire.Reply, rules []redact.Rule) (*Built
 		logLen, templatedLen = logLen+n, templatedLen+n
 		entries[i], bodies[i] = e, body
 	}
+	var unmatched []int
 	for i, n := range hits {
 		if n == 0 {
-			return nil, &RuleError{Index: i, Rule: rules[i], Format: format}
+			unmatched = append(unmatched, i)
 		}
+	}
+	if unmatched != nil {
+		return nil, &RuleError{Unmatched: unmatched, Rules: rules, Format: format}
 	}
 	log, templated := make([]byte, 0, logLen), make([]byte, 0, templatedLen)
 	for i, r := range reqs {
