@@ -198,7 +198,9 @@ func (f *Fixture) validateCaptured(top map[string]gjson.Result) error {
 		if err != nil {
 			return bad(p, "%v", err)
 		}
-		if err := rule.Check(); err != nil {
+		if err := rule.Check(); errors.Is(err, redact.ErrEmptyMatch) {
+			return bad(p+".regex", "%v", err)
+		} else if err != nil {
 			return bad(p, "%v", err)
 		}
 	}

@@ -381,6 +381,8 @@ func TestCapturedValidation(t *testing.T) {
 		"env name with =":                   {`{"description": "d", "agent": {"env": {"A=B": "x"}}, "replies": [{"text": "a"}]}`, `agent.env: "A=B" is no variable name`},
 		"env value with NUL":                {`{"description": "d", "agent": {"env": {"A": "x\u0000y"}}, "replies": [{"text": "a"}]}`, `agent.env: the value of A holds a NUL byte`},
 		"rule with an empty path component": {`{"description": "d", "agent": {}, "redact": [{"path": "config..model", "with": ""}], "replies": [{"text": "a"}]}`, `redact[0]: path "config..model": a path has no empty component`},
+		"rule that matches the empty string": {`{"description": "d", "agent": {}, "redact": [{"with": "#", "regex": "[0-9]*"}], "replies": [{"text": "a"}]}`,
+			`x.json:1:69: redact[0].regex: regex "[0-9]*": it can match the empty string, which would put the replacement between every two characters of every string value`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -11,8 +11,10 @@
 package redact
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 
@@ -37,8 +39,13 @@ func (r Rule) String() string {
 	return fmt.Sprintf("path %q", r.Path)
 }
 
-// Check reports a rule that is not exactly one of Path and Regex, or whose
-// path does not start with config, system or tools.
+// ErrEmptyMatch is wrapped by the error [Rule.Check] returns for a regex
+// that can match the empty string.
+var ErrEmptyMatch = errors.New("it can match the empty string")
+
+// Check reports a rule that is not exactly one of Path and Regex, whose
+// path does not start with config, system or tools, or whose regex can
+// match the empty string.
 func (r Rule) Check() error {
 	switch {
 	case r.Regex != nil && r.Path != "":
@@ -46,6 +53,9 @@ func (r Rule) Check() error {
 	case r.Regex == nil && r.Path == "":
 		return fmt.Errorf("a redaction needs a path or a regex")
 	case r.Regex != nil:
+		if emptyMatch(r.Regex) {
+			return fmt.Errorf("%s: %w, which would put the replacement between every two characters of every string value: make it match at least one character", r, ErrEmptyMatch)
+		}
 		return nil
 	}
 	if slices.Contains(strings.Split(r.Path, "."), "") {
@@ -63,6 +73,46 @@ func (r Rule) Check() error {
 		return nil
 	}
 	return fmt.Errorf("%s: a header path starts with config, system or tools", r)
+}
+
+// emptyMatch reports whether re can match the empty string anywhere in
+// some text: the zero-width assertions (^, $, \b, \B) are taken as able
+// to hold, since "\b" matches nothing in "" and the empty string at both
+// ends of every word.
+func emptyMatch(re *regexp.Regexp) bool {
+	// The regexp compiled, so its syntax parses.
+	tree, err := syntax.Parse(re.String(), syntax.Perl)
+	return err == nil && nullable(tree.Simplify())
+}
+
+// nullable reports whether r can match without consuming a character.
+func nullable(r *syntax.Regexp) bool {
+	switch r.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary, syntax.OpStar, syntax.OpQuest:
+		return true
+	case syntax.OpLiteral:
+		return len(r.Rune) == 0
+	case syntax.OpCapture, syntax.OpPlus:
+		return nullable(r.Sub[0])
+	case syntax.OpRepeat:
+		return r.Min == 0 || nullable(r.Sub[0])
+	case syntax.OpConcat:
+		for _, s := range r.Sub {
+			if !nullable(s) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpAlternate:
+		for _, s := range r.Sub {
+			if nullable(s) {
+				return true
+			}
+		}
+		return false
+	}
+	return false // a character class, any character, no match
 }
 
 // checkConfigKey refuses a config path whose member is, in a wire format,

@@ -68,6 +68,14 @@ func TestRuleCheck(t *testing.T) {
 		{Rule{Path: "config.input"}, false}, {Rule{Path: "config.contents"}, false}, {Rule{Path: "config.stream"}, false},
 		{Rule{Path: "config.instructions"}, false}, {Rule{Path: "config.systemInstruction.parts"}, false},
 		{Rule{Path: `config.messages\.x`}, true}, {Rule{Path: "config.metadata.messages"}, true},
+		// A regex that can match the empty string would put its
+		// replacement between every two characters: at a word boundary
+		// too, though "\b" does not match "" itself.
+		{Rule{Regex: regexp.MustCompile(`[0-9]*`)}, false}, {Rule{Regex: regexp.MustCompile(`\b`)}, false},
+		{Rule{Regex: regexp.MustCompile(`(?m)^`)}, false}, {Rule{Regex: regexp.MustCompile(`x|`)}, false},
+		{Rule{Regex: regexp.MustCompile(`(a*)(b?){2}`)}, false}, {Rule{Regex: regexp.MustCompile(`(?:\bid-)?[0-9]{0,4}`)}, false},
+		{Rule{Regex: regexp.MustCompile(`[0-9]+`)}, true}, {Rule{Regex: regexp.MustCompile(`\bid-[0-9]*\b`)}, true},
+		{Rule{Regex: regexp.MustCompile(`(a*b|c?d)+`)}, true}, {Rule{Regex: regexp.MustCompile(`/tmp/[A-Za-z0-9._-]+`)}, true},
 	} {
 		if err := c.r.Check(); (err == nil) != c.ok {
 			t.Errorf("%v.Check() = %v", c.r, err)
