@@ -250,7 +250,7 @@ type captureRun struct {
 // run here.
 func (s *Suite) runCaptured(ctx context.Context, f *Fixture, v variation, cr captureRun) (*runResult, error) {
 	if s.Skips(f) {
-		return nil, fmt.Errorf("%s has an in-process agent (no agent.exec): run it from go test with goldentest.Test and Options.Agent, or give it an exec", f.Name)
+		return nil, errAt(f.File, f.raw, "agent", "%s has an in-process agent (no agent.exec) and Options.Agent is nil: set Options.Agent to the harness.AgentFunc that runs the agent, or give the fixture an agent.exec", f.Name)
 	}
 	copts := capture.Options{Replies: cr.replies}
 	if cr.upstream {

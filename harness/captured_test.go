@@ -551,7 +551,7 @@ func TestCapturedInProcessNeedsAnAgent(t *testing.T) {
 	opts.Agent = nil
 	s = mustLoad(t, opts)
 	res := s.Replay(s.Fixture("x"))
-	failureWith(t, res.Failures, CheckInvalid, "in-process agent (no agent.exec)", "Options.Agent")
+	failureWith(t, res.Failures, CheckInvalid, "x.json:3:12: agent: x has an in-process agent (no agent.exec) and Options.Agent is nil: set Options.Agent")
 	if !res.Invalid() {
 		t.Error("a scenario that cannot run here is not invalid")
 	}
