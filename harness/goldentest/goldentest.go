@@ -146,6 +146,10 @@ func Test(t *testing.T, opts harness.Options) {
 	parent := t.Name()
 	for _, f := range s.Fixtures() {
 		t.Run(f.Name, func(t *testing.T) {
+			// Failures are located at the caller's call of Test, the
+			// line of its own test: the testing package follows the
+			// helpers up through t.Run, parallel subtests included.
+			t.Helper()
 			t.Parallel()
 			if opts.Context != nil && opts.Context.Err() != nil {
 				t.Fatalf("Options.Context was done before %s ran (%v): the subtests of goldentest.Test are parallel, so they run after Test returns, "+
@@ -221,6 +225,7 @@ func assertGolden(t *testing.T, s *harness.Suite, f *harness.Fixture, out *harne
 		return fails
 	}
 	assert := func(path string, got []byte) {
+		t.Helper()
 		dir, base := filepath.Split(path)
 		name, suffix, _ := strings.Cut(base, ".")
 		g := goldie.New(t,

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -240,6 +242,43 @@ func TestMessagesNameGoTest(t *testing.T) {
 	}
 	if strings.Contains(string(out), "cmd/record") || strings.Contains(string(out), "-prune") {
 		t.Errorf("go test output names a command of the CLIs:\n%s", out)
+	}
+}
+
+// TestFailuresNameTheCallersLine: a subtest's failures, a golden log
+// that differs (goldie's) and a fixture that cannot run alike, are
+// located at the caller's call of Test, not at a line of goldentest; an
+// in-process scenario without Options.Agent says Options.Agent is nil.
+// Test runs in a child process, where its failures are the expected
+// output.
+func TestFailuresNameTheCallersLine(t *testing.T) {
+	if dir := os.Getenv("HEADERGOLD_TEST_LINES_DIR"); dir != "" {
+		Test(t, harness.Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Shuffle: -1})
+		return
+	}
+	_, file, line, _ := runtime.Caller(0)
+	at := fmt.Sprintf("%s:%d: ", filepath.Base(file), line-3) // the call of Test, three lines up
+	opts := layout(t, "one")
+	writeFile(t, filepath.Join(opts.Fixtures, "one.json"), strings.Replace(minimalFixture, `"hello"`, `"hi there"`, 1))
+	writeFile(t, filepath.Join(opts.Fixtures, "inproc.json"), `{"description": "in-process", "agent": {}, "replies": [{"text": "ok"}]}`)
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestFailuresNameTheCallersLine$", "-test.v")
+	cmd.Env = append(os.Environ(), "HEADERGOLD_TEST_LINES_DIR="+filepath.Dir(opts.Fixtures), "GOLDIE_UPDATE=", "CI=")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("the child passed:\n%s", out)
+	}
+	for _, want := range []string{
+		at + filepath.Join(opts.Fixtures, "inproc.json") + ": [invalid] cannot run: ",
+		"inproc has an in-process agent (no agent.exec) and Options.Agent is nil: set Options.Agent",
+		at + "Result did not match the golden fixture", // goldie's
+		filepath.Join(opts.Golden, "one.golden") + ":5: [golden] event assistant/message differs at data.text",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("go test output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "goldentest.go:") {
+		t.Errorf("a failure is located in goldentest:\n%s", out)
 	}
 }
 
