@@ -44,5 +44,9 @@ func ParseRedaction(s string) (redact.Rule, error) {
 	if err != nil {
 		return redact.Rule{}, fmt.Errorf("redaction %q: %w", s, err)
 	}
-	return redact.Rule{Regex: re, With: expr[i+1:]}, nil
+	r := redact.Rule{Regex: re, With: expr[i+1:]}
+	if err := r.Check(); err != nil {
+		return redact.Rule{}, fmt.Errorf("redaction %q: %w", s, err)
+	}
+	return r, nil
 }

@@ -25,6 +25,7 @@ func TestParseRedaction(t *testing.T) {
 		{in: `regex:=x`, bad: true},
 		{in: `nothing`, bad: true},
 		{in: `(=x`, bad: true},
+		{in: `[0-9]*=#`, bad: true}, // it can match the empty string
 		{in: `path:config.model`, bad: true},
 		{in: `path:messages.0=x`, bad: true},
 		{in: `path:config=x`, bad: true},
