@@ -101,8 +101,14 @@ func (c *Cache) Lines(at Place, sizes map[string]int) []string {
 		lines = append(lines, fmt.Sprintf("minimum cacheable prefix %d tokens: the whole request (about %d) is below it, so the provider caches none of it, drift or not",
 			c.MinCacheable, c.KeptTokens+c.LostTokens))
 	case c.BelowMinimum:
-		lines = append(lines, fmt.Sprintf("minimum cacheable prefix %d tokens: the %d kept are below it, so the next request reads none of it from the cache: add up to %s to the figure above",
-			c.MinCacheable, c.KeptTokens, number(math.Round(float64(c.KeptTokens)*(c.WriteMultiplier-c.ReadMultiplier)*100)/100)))
+		line := fmt.Sprintf("minimum cacheable prefix %d tokens: the %d kept are below it, so the next request reads none of it from the cache",
+			c.MinCacheable, c.KeptTokens)
+		// With nothing kept (a config change) there is nothing the
+		// minimum takes away: "add up to 0" would only puzzle.
+		if extra := math.Round(float64(c.KeptTokens)*(c.WriteMultiplier-c.ReadMultiplier)*100) / 100; extra != 0 {
+			line += fmt.Sprintf(": add up to %s to the figure above", number(extra))
+		}
+		lines = append(lines, line)
 	default:
 		lines = append(lines, fmt.Sprintf("minimum cacheable prefix %d tokens: the %d kept are above it", c.MinCacheable, c.KeptTokens))
 	}

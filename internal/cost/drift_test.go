@@ -76,6 +76,11 @@ tokens: o200k_base (an estimate: not the model's own tokenizer); rates as of 202
 	if got := strings.Join(c.Lines(Place{Segment: Tools, Offset: 3}, sizes), "\n"); !strings.Contains(got, "the whole request (about 30) is below it") {
 		t.Errorf("whole request under the minimum:\n%s", got)
 	}
+	c.KeptTokens, c.LostTokens, c.BelowMinimum = 0, 5000, true
+	if got := c.Lines(Place{Segment: Config}, sizes)[3]; got != "minimum cacheable prefix 4096 tokens: the 0 kept are below it, so the next request reads none of it from the cache" {
+		t.Errorf("nothing kept: %s", got)
+	}
+	c.BelowMinimum = false
 	c.KeptTokens, c.LostTokens = 2000, 0
 	if got := c.Lines(Place{Segment: Messages, Offset: 2000}, sizes)[0]; !strings.HasSuffix(got, "first difference in that order: none in the rendered segments") {
 		t.Errorf("nothing lost: %s", got)
