@@ -262,7 +262,13 @@ func price(res *Result, d *Difference, a, b *pricing, model string) {
 		note("the config differs only in its encoding (%s): a provider parses the body, so the rendered prompt is the same and its cached prefix is kept", encodingNotes(d, "config"))
 	case configEncoding:
 		note("the config differs only in its encoding (%s), which a provider that parses the body does not see; the figures are for the first difference after it", encodingNotes(d, "config"))
-		if onlyEncoding(d.Kinds) {
+		// The header's kinds may be encoding alone while the priced
+		// place is in the conversation, which the header comparison
+		// never reads: what the note says is of the priced segment.
+		switch {
+		case at.Segment == cost.Messages:
+			note("that one is in the conversation (messages), which is not compared, so its kind is not known")
+		case onlyEncodingIn(d, at.Segment):
 			note("that one is only of encoding too: this is what a byte-prefix cache would lose")
 		}
 	case onlyEncoding(d.Kinds):
@@ -324,6 +330,29 @@ func encodingNotes(d *Difference, member string) string {
 
 func onlyEncoding(kinds []Kind) bool {
 	return len(kinds) == 1 && kinds[0] == Encoding
+}
+
+// onlyEncodingIn reports whether every difference of d under the header
+// member member ("tools", "system") is of encoding, and there is one.
+// Diffs may be cut short at MaxDiffs: then only a header whose kinds are
+// all encoding settles it.
+func onlyEncodingIn(d *Difference, member string) bool {
+	if onlyEncoding(d.Kinds) {
+		return true
+	}
+	if d.MoreDiffs > 0 {
+		return false
+	}
+	found := false
+	for _, x := range d.Diffs {
+		if x.Path == member || strings.HasPrefix(x.Path, member+".") {
+			if x.Kind != Encoding {
+				return false
+			}
+			found = true
+		}
+	}
+	return found
 }
 
 // CacheLines returns the lines replay diff prints for the cost of the

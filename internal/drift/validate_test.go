@@ -270,6 +270,34 @@ func TestConfigEncodingPrice(t *testing.T) {
 	if c := res.Cache; c == nil || c.LostTokens == 0 || res.CacheAt.Segment != "tools" || !strings.Contains(res.CacheNote, "figures are for the first difference after it") {
 		t.Fatalf("config encoding and a tool change: cache %+v at %+v, note %q", c, res.CacheAt, res.CacheNote)
 	}
+	if strings.Contains(res.CacheNote, "only of encoding too") {
+		t.Fatalf("config encoding and a tool change: note %q calls the tool change encoding", res.CacheNote)
+	}
+	// The note speaks of the priced difference, not of the header's
+	// kinds: a header that differs only in encoding may be priced at a
+	// change of the conversation.
+	spelled := body(`"model":"claude-sonnet-4-5","max_tokens":1024e0`)
+	for _, tc := range []struct {
+		name    string
+		b       []byte
+		segment string
+		want    string
+		wantNot string
+	}{
+		{"a conversation change", bytes.Replace(spelled, []byte(`"content":"hi"`), []byte(`"content":"ho"`), 1), "messages",
+			"that one is in the conversation (messages), which is not compared", "only of encoding too"},
+		{"an escaped system", bytes.Replace(spelled, []byte(`"system":"S"`), []byte(`"system":"\u0053"`), 1), "system",
+			"that one is only of encoding too", "conversation"},
+		{"an escaped system and a conversation change", bytes.Replace(bytes.Replace(spelled, []byte(`"system":"S"`), []byte(`"system":"\u0053"`), 1),
+			[]byte(`"content":"hi"`), []byte(`"content":"ho"`), 1), "system", "that one is only of encoding too", "conversation"},
+	} {
+		res := compareBytes(t, base, tc.b, Options{})
+		if res.First == nil || !slices.Equal(res.First.Kinds, []Kind{Encoding}) || res.Cache == nil || res.CacheAt.Segment != tc.segment ||
+			!strings.Contains(res.CacheNote, tc.want) || strings.Contains(res.CacheNote, tc.wantNot) {
+			t.Errorf("%s: first %+v, cache at %+v, note %q; want encoding alone, priced at %s, a note with %q and without %q",
+				tc.name, res.First, res.CacheAt, res.CacheNote, tc.segment, tc.want, tc.wantNot)
+		}
+	}
 }
 
 // TestOverflowingNumbers: numbers too large for a double are ±Infinity
