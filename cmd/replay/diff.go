@@ -54,8 +54,13 @@ Flags:
         earlier bodies were, else as the other file's paired request, and
         judged as a body of that format); a format given is what every body
         is read as, and a line that is not a body of it (a log event, a body
-        without its messages or contents, tools that are not an array)
-        cannot be compared (125)
+        without its messages or contents, tools that are not an array, a
+        body detected as another format by a certain mark of it: a leading
+        system or developer message or a tool with a "function" member
+        for openai-chat; system, anthropic_version or a tool with
+        input_schema for anthropic; input or instructions without messages
+        for openai-responses; contents, systemInstruction, generationConfig
+        or functionDeclarations for gemini) cannot be compared (125)
   -json
         print {"identical", "first": {"index", "request", "path", "kinds", "a", "b", ...},
         "laterDiffering", "headers", "requests", "countNote", "notCompared", "cache",

@@ -232,6 +232,25 @@ func TestDiffHostileInput(t *testing.T) {
 	}
 }
 
+// TestDiffForcedFormatOfAnotherBody: -format anthropic on OpenAI Chat
+// bodies whose developer message differs is refused (125, file:line:column
+// of the mark), not reported identical: read as Anthropic, that message
+// would be conversation, which is never compared.
+func TestDiffForcedFormatOfAnotherBody(t *testing.T) {
+	dir := t.TempDir()
+	body := `{"model":"gpt-4o-mini","messages":[{"role":"developer","content":"Be brief."},{"role":"user","content":"hi"}]}` + "\n"
+	a := writeInput(t, dir, "a.jsonl", body)
+	b := writeInput(t, dir, "b.jsonl", strings.Replace(body, "Be brief.", "Be short.", 1))
+	if r := replay(t, nil, false, "diff", a, b); r.code != exitMismatch {
+		t.Fatalf("detected: exit %d, want %d\n%s%s", r.code, exitMismatch, r.stdout, r.stderr)
+	}
+	r := replay(t, nil, false, "diff", "-format", "anthropic", a, b)
+	want := a + `:1:44: -format anthropic, but this body is in the openai-chat format: a leading message with role "developer" marks it`
+	if r.code != exitCannotRun || !strings.Contains(r.stderr, want) || r.stdout != "" {
+		t.Fatalf("exit %d, want %d with %q\nstdout:\n%s\nstderr:\n%s", r.code, exitCannotRun, want, r.stdout, r.stderr)
+	}
+}
+
 // An input that cannot be read at all is named without a line: no line
 // of it was read.
 func TestDiffUnreadableInput(t *testing.T) {

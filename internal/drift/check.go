@@ -124,7 +124,8 @@ func checkBody(src []byte, forced Format, scratch *[]topMember) (recInfo, error)
 		return recInfo{}, err
 	}
 	info := recInfo{format: wire.Format(forced), sure: true}
-	if forced == FormatAuto || forced == FormatLog || forced == "" {
+	detected := forced == FormatAuto || forced == FormatLog || forced == ""
+	if detected {
 		f, sure, err := b.detect()
 		if err != nil {
 			return recInfo{}, fmt.Errorf("%w; use -format", err)
@@ -133,6 +134,16 @@ func checkBody(src []byte, forced Format, scratch *[]topMember) (recInfo, error)
 	}
 	if err := b.splitRefuses(info.format); err != nil {
 		return recInfo{}, err
+	}
+	if !detected {
+		// A body of another format read as the one given can pass for
+		// identical: OpenAI Chat's leading system messages read as
+		// Anthropic are conversation, which is never compared.
+		if m, ok := b.foreignMark(info.format); ok {
+			return recInfo{}, &placedError{Offset: m.at, err: fmt.Errorf(
+				"-format %s, but this body is in the %s format: %s marks it (give -format %s, or leave -format out to detect each body's format)",
+				forced, m.format, m.what, m.format)}
+		}
 	}
 	if !info.sure {
 		info.refuses = wire.ShapeRefusals(b.members)
@@ -318,32 +329,144 @@ func (b body) member(e span, key string) (v span, ok bool) {
 	return v, ok
 }
 
-// The tool members detect looks for, as bits of body.toolKeys.
+// The tool members detect looks for, indexes into body.toolMarksAt.
 var toolMarks = [...]string{"functionDeclarations", "function_declarations", "input_schema", "function", "custom", "name"}
 
 const (
-	markDeclarations = 1<<0 | 1<<1
-	markInputSchema  = 1 << 2
-	markChatTool     = 1<<3 | 1<<4
-	markName         = 1 << 5
+	markDeclarations      = 0
+	markDeclarationsSnake = 1
+	markInputSchema       = 2
+	markFunction          = 3
+	markCustom            = 4
+	markName              = 5
+	markedTools           = len(toolMarks)
 )
 
-// toolKeys returns which of toolMarks some tool of the body (an object)
-// has as a member, one bit each, in one pass over the tools.
-func (b body) toolKeys() int {
-	marks := 0
+// toolAt is where the first tool with a member of toolMarks is: its
+// offset in the body, -1 when no tool has it.
+type toolAt struct{ at int }
+
+// toolMarksAt returns, for each of toolMarks, the first tool of the body
+// (an object) that has it as a member, in one pass over the tools.
+func (b body) toolMarksAt() [markedTools]toolAt {
+	var found [markedTools]toolAt
+	for i := range found {
+		found[i].at = -1
+	}
 	b.elements("tools", func(t span) bool {
 		canon.Members(b.src, t.start, func(k []byte, _, _ int) bool {
 			for i, name := range toolMarks {
-				if rawKeyIs(k, name) {
-					marks |= 1 << i
+				if found[i].at < 0 && rawKeyIs(k, name) {
+					found[i].at = t.start
 				}
 			}
 			return true
 		})
 		return true
 	})
-	return marks
+	return found
+}
+
+// mark is what in a body [body.detect] takes as certain evidence of a wire
+// format, whatever else the body holds: what it is, for a person, and its
+// offset in the body.
+type mark struct {
+	format wire.Format
+	what   string
+	at     int
+}
+
+// markOf returns the first certain mark of format f that the body holds,
+// by detect's rule: for Gemini one of its members or a tool with
+// functionDeclarations; for OpenAI Responses, in a body without
+// messages, one of its members; in a body with messages, for Anthropic
+// the system or anthropic_version member or a tool with input_schema, and
+// for OpenAI Chat a leading system or developer message or a tool with a
+// function or custom member. tools is the body's toolMarksAt. The weaker
+// marks detect reads only when these say nothing (a member only Chat
+// Completions takes, Anthropic's top_k) are not certain: servers that
+// speak one format take some of the other's members. Nor is a system
+// message further in: Anthropic bodies carry those too (tool references
+// after a tool result).
+func (b body) markOf(f wire.Format, tools *[markedTools]toolAt) (mark, bool) {
+	member := func(names ...string) (mark, bool) {
+		for _, m := range b.top {
+			for _, name := range names {
+				if rawKeyIs(b.src[m.key.start:m.key.end], name) {
+					return mark{format: f, what: fmt.Sprintf("the member %q", name), at: m.key.start}, true
+				}
+			}
+		}
+		return mark{}, false
+	}
+	tool := func(marks ...int) (mark, bool) {
+		for _, i := range marks {
+			if t := tools[i]; t.at >= 0 {
+				return mark{format: f, what: fmt.Sprintf("a tool with a %q member", toolMarks[i]), at: t.at}, true
+			}
+		}
+		return mark{}, false
+	}
+	switch f {
+	case wire.Gemini:
+		if m, ok := member("contents", "systemInstruction", "system_instruction", "generationConfig", "generation_config"); ok {
+			return m, true
+		}
+		return tool(markDeclarations, markDeclarationsSnake)
+	case wire.OpenAIResponses:
+		if b.has("messages") {
+			return mark{}, false
+		}
+		return member("input", "instructions", "max_output_tokens", "previous_response_id")
+	case wire.Anthropic:
+		if !b.has("messages") {
+			return mark{}, false
+		}
+		if m, ok := member("system", "anthropic_version"); ok {
+			return m, true
+		}
+		return tool(markInputSchema)
+	case wire.OpenAIChat:
+		if !b.has("messages") {
+			return mark{}, false
+		}
+		if at, role, ok := b.systemMessage(true); ok {
+			return mark{format: f, what: fmt.Sprintf("a leading message with role %q", role), at: at}, true
+		}
+		return tool(markFunction, markCustom)
+	}
+	return mark{}, false
+}
+
+// systemMessage returns the offset of the role of the first message of
+// role system or developer, and the role; with leading set, only the
+// first message is looked at.
+func (b body) systemMessage(leading bool) (at int, role string, ok bool) {
+	b.elements("messages", func(m span) bool {
+		if r, found := b.member(m, "role"); found {
+			raw := b.src[r.start:r.end]
+			for _, name := range [...]string{"system", "developer"} {
+				if raw[0] == '"' && rawKeyIs(raw, name) {
+					at, role, ok = r.start, name, true
+				}
+			}
+		}
+		return !ok && !leading
+	})
+	return at, role, ok
+}
+
+// foreignMark returns what shows the body to be of another format than
+// f: detect's answer when it is sure and not f, and the body holds a
+// certain mark of it (see markOf). A body detect reads in f, or reads
+// otherwise only by a weaker mark, is f's to read.
+func (b body) foreignMark(f wire.Format) (mark, bool) {
+	g, sure, err := b.detect()
+	if err != nil || !sure || g == f {
+		return mark{}, false
+	}
+	tools := b.toolMarksAt()
+	return b.markOf(g, &tools)
 }
 
 // detect tells the wire format of the body by [wire.Detect]'s rule
@@ -360,16 +483,16 @@ func (b body) toolKeys() int {
 // answer is ambiguous, and the comparison decides it from context (see
 // resolveFormats).
 func (b body) detect() (wire.Format, bool, error) {
-	tools := b.toolKeys()
-	switch {
-	case b.has("contents") || b.has("systemInstruction") || b.has("system_instruction") ||
-		b.has("generationConfig") || b.has("generation_config") || tools&markDeclarations != 0:
-		return wire.Gemini, true, nil
-	case !b.has("messages") && (b.has("input") || b.has("instructions") || b.has("max_output_tokens") || b.has("previous_response_id")):
-		return wire.OpenAIResponses, true, nil
-	case !b.has("messages"):
+	tools := b.toolMarksAt()
+	for _, f := range [...]wire.Format{wire.Gemini, wire.OpenAIResponses} {
+		if _, ok := b.markOf(f, &tools); ok {
+			return f, true, nil
+		}
+	}
+	if !b.has("messages") {
 		return "", false, errors.New("cannot tell the wire format of this request body (no messages, input or contents member)")
-	case b.has("system") || b.has("anthropic_version") || tools&markInputSchema != 0:
+	}
+	if _, ok := b.markOf(wire.Anthropic, &tools); ok {
 		return wire.Anthropic, true, nil
 	}
 	for _, name := range [...]string{"max_completion_tokens", "response_format", "logprobs", "top_logprobs", "n", "frequency_penalty",
@@ -379,15 +502,7 @@ func (b body) detect() (wire.Format, bool, error) {
 			return wire.OpenAIChat, true, nil
 		}
 	}
-	chat := false
-	b.elements("messages", func(m span) bool {
-		if r, ok := b.member(m, "role"); ok {
-			raw := b.src[r.start:r.end]
-			chat = raw[0] == '"' && (rawKeyIs(raw, "system") || rawKeyIs(raw, "developer"))
-		}
-		return !chat
-	})
-	if chat || tools&markChatTool != 0 {
+	if _, _, ok := b.systemMessage(false); ok || tools[markFunction].at >= 0 || tools[markCustom].at >= 0 {
 		return wire.OpenAIChat, true, nil
 	}
 	for _, name := range [...]string{"stop_sequences", "top_k", "thinking", "mcp_servers", "container", "context_management"} {
@@ -395,7 +510,7 @@ func (b body) detect() (wire.Format, bool, error) {
 			return wire.Anthropic, true, nil
 		}
 	}
-	if tools&markName != 0 {
+	if tools[markName].at >= 0 {
 		return wire.Anthropic, true, nil
 	}
 	return wire.OpenAIChat, false, nil

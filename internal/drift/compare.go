@@ -27,6 +27,8 @@ type Source struct {
 // nothing.
 type Options struct {
 	// Format forces how every record is read; "" or FormatAuto detects.
+	// A body with a certain mark of another wire format is refused
+	// (see the package documentation).
 	Format Format
 	// Redact normalises volatile values in both inputs before comparing,
 	// with the rules of a captured scenario's redact (see [ParseRedaction]).

@@ -111,7 +111,19 @@
 // ([wire.CheckShape]) is judged in the format it is read in: the
 // validating scan notes what each format says of an ambiguous body, and
 // the format read in, once the comparison decides it, picks the answer.
-// With -format (Options.Format), every body is read in that format.
+// With -format (Options.Format), every body is read in that format,
+// except one that detection surely reads as another format and that
+// holds a certain mark of it, which is refused at the mark: a member or
+// tool of Gemini's (contents, functionDeclarations, …), of Responses' in a
+// body without messages (input, instructions, …), of Anthropic's in one
+// with messages (system, anthropic_version, a tool with input_schema), or
+// of OpenAI Chat's (a leading system or developer message, a tool with a
+// function or custom member). Read in the format given, such a body
+// could hide a difference: OpenAI Chat's system messages read as
+// Anthropic are conversation. The weaker marks detection reads (top_k, a
+// member only Chat Completions takes, a system message further in, which
+// Anthropic bodies carry too) are not refused: -format is what reads such
+// a body in the format it is in.
 //
 // # Paths
 //

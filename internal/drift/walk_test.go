@@ -1,10 +1,13 @@
 package drift
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/headergold/headergold/internal/wire"
 )
 
 // logLine wraps a header object in a request/header event.
@@ -226,9 +229,16 @@ func TestBodyParts(t *testing.T) {
 		}
 	})
 	t.Run("forced format", func(t *testing.T) {
-		// Read as OpenAI Chat, a body's top-level system is config.
-		res := compareBytes(t, []byte(`{"model":"a","system":"s","messages":[]}`), []byte(`{"model":"a","system":"t","messages":[]}`), Options{Format: FormatOpenAIChat})
-		checkDrift(t, res, 1, "config.system", Content)
+		// top_k reads as Anthropic, but is no certain mark: servers that
+		// speak OpenAI Chat take it too, and the format given decides.
+		a, b := []byte(`{"model":"a","top_k":5,"messages":[]}`), []byte(`{"model":"b","top_k":5,"messages":[]}`)
+		for _, f := range []Format{FormatAuto, FormatOpenAIChat} {
+			res := compareBytes(t, a, b, Options{Format: f})
+			checkDrift(t, res, 1, "config.model", Content)
+			if want := map[Format]Format{FormatAuto: FormatAnthropic}[f]; want == "" && res.First.A.Format != f || want != "" && res.First.A.Format != want {
+				t.Errorf("-format %s: read as %s", f, res.First.A.Format)
+			}
+		}
 	})
 }
 
@@ -322,5 +332,61 @@ func TestReorderTieShowsPositions(t *testing.T) {
 	}
 	if d := res.First.Diffs; len(d) != 1 || d[0].Tool != "a" {
 		t.Errorf("diffs %+v, want one reorder of a", d)
+	}
+}
+
+// TestForcedFormatRefusesAnotherFormat: a format given is refused for a
+// body that a certain mark shows to be of another format, at the mark,
+// rather than read in a way that can hide a difference (OpenAI Chat's
+// leading system messages read as Anthropic are conversation, never
+// compared). Every real body of the corpus is tried in every format.
+func TestForcedFormatRefusesAnotherFormat(t *testing.T) {
+	chat := []byte(`{"model":"m","messages":[{"role":"developer","content":"Be brief."},{"role":"user","content":"hi"}]}` + "\n")
+	changed := bytes.Replace(chat, []byte("Be brief."), []byte("Be short."), 1)
+	_, err := Compare(Source{Name: "a.jsonl", Reader: bytes.NewReader(chat)}, Source{Name: "b.jsonl", Reader: bytes.NewReader(changed)}, Options{Format: FormatAnthropic})
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.File != "a.jsonl" || ie.Line != 1 || ie.Column != 34 ||
+		!strings.Contains(err.Error(), `-format anthropic, but this body is in the openai-chat format: a leading message with role "developer" marks it`) {
+		t.Fatalf("a developer message under -format anthropic: %v", err)
+	}
+	// Anthropic bodies carry system messages further in (tool references
+	// after a tool result), and a body without Anthropic's marks that
+	// has one is read as OpenAI Chat: -format anthropic is what reads it
+	// right, and is not refused.
+	later := `{"model":"m","messages":[{"role":"user","content":"q"},{"role":"system","content":[{"type":"tool_reference","tool_name":"x"}]}]}` + "\n"
+	if info, err := checkBody([]byte(later), FormatAuto, nil); err != nil || info.format != wire.OpenAIChat {
+		t.Fatalf("a later system message reads as %s (%v), want openai-chat", info.format, err)
+	}
+	if _, err := checkBody([]byte(later), FormatAnthropic, nil); err != nil {
+		t.Fatalf("a later system message under -format anthropic: %v", err)
+	}
+	refused := map[[2]Format]int{}
+	for _, own := range []Format{FormatAnthropic, FormatOpenAIChat, FormatOpenAIResponses, FormatGemini} {
+		for i, body := range realBodies(t, string(own)+map[Format]string{FormatAnthropic: "-messages"}[own]+".jsonl") {
+			info, err := checkBody(body, FormatAuto, nil)
+			if err != nil || info.format != wire.Format(own) {
+				t.Fatalf("%s body %d reads as %s (%v)", own, i+1, info.format, err)
+			}
+			for _, forced := range []Format{FormatAnthropic, FormatOpenAIChat, FormatOpenAIResponses, FormatGemini} {
+				_, err := checkBody(body, forced, nil)
+				switch {
+				case forced == own && err != nil:
+					t.Errorf("%s body %d under its own format: %v", own, i+1, err)
+				case forced != own && info.sure && err == nil:
+					t.Errorf("%s body %d taken under -format %s", own, i+1, forced)
+				case forced != own && err != nil && strings.Contains(err.Error(), "but this body is in the "+string(own)+" format"):
+					refused[[2]Format{own, forced}]++
+				}
+			}
+		}
+	}
+	// Every pair of formats is refused by a mark, not only by a
+	// conversation member the body lacks.
+	for _, own := range []Format{FormatAnthropic, FormatOpenAIChat, FormatOpenAIResponses, FormatGemini} {
+		for _, forced := range []Format{FormatAnthropic, FormatOpenAIChat, FormatOpenAIResponses, FormatGemini} {
+			if own != forced && refused[[2]Format{own, forced}] == 0 {
+				t.Errorf("no %s body refused by its mark under -format %s", own, forced)
+			}
+		}
 	}
 }
