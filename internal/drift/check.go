@@ -46,6 +46,14 @@ type placedError struct {
 func (e *placedError) Error() string { return e.err.Error() }
 func (e *placedError) Unwrap() error { return e.err }
 
+// utf8BOM is the byte order mark some editors write at the start of a
+// UTF-8 file.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// errBOM is the error of a record that starts with utf8BOM; the reader
+// says whether the file or only the line does (see side.errorAt).
+var errBOM = errors.New("starts with a UTF-8 byte order mark (bytes EF BB BF), which JSON does not allow")
+
 // errTwice is the error of an event with its type or data member twice.
 var errTwice = errors.New(`an event with its "type" or "data" member written twice`)
 
@@ -95,9 +103,15 @@ func scanEvent(src []byte) (info recInfo, isEvent bool, err error) {
 }
 
 // syntaxError explains why src, which a validating scan refused, is not
-// a JSON object: past the nesting limit (a *placedError), a
-// *canon.SyntaxError (placed), or a valid value that is not an object.
+// a JSON object: a byte order mark before it or past the nesting limit (a
+// *placedError), a *canon.SyntaxError (placed), or a valid value that is
+// not an object.
 func syntaxError(src []byte) error {
+	if bytes.HasPrefix(src, utf8BOM) {
+		// Named, not reported as "invalid character 0xef": the mark is
+		// invisible in an editor, and one added it.
+		return &placedError{Offset: 0, err: errBOM}
+	}
 	if err := checkDepth(src); err != nil {
 		return err
 	}

@@ -48,6 +48,10 @@ func TestEveryLineValidated(t *testing.T) {
 		{"not an event", log, log + `{"turn":1}` + "\n", "B:5: not a session-log event"},
 		{"a long dropped event, invalid", log + long + `",}}` + "\n", log, "A:5:524349: invalid JSON"},
 		{"a long dropped event, truncated", log, log + long + "\n", "B:5:524347: invalid JSON: unexpected end of the line"},
+		{"a byte order mark opening a file of bodies", body, "\ufeff" + body, "B:1:1: the file starts with a UTF-8 byte order mark (bytes EF BB BF), which JSON does not allow: an editor added it; remove it"},
+		{"a byte order mark opening a log", "\ufeff" + log, log, "A:1:1: the file starts with a UTF-8 byte order mark (bytes EF BB BF)"},
+		{"a byte order mark opening a pretty-printed body", "\ufeff{\n  \"model\": \"m\",\n  \"messages\": []\n}\n", body, "A:1:1: the file starts with a UTF-8 byte order mark (bytes EF BB BF)"},
+		{"a byte order mark opening a later line", body, body + "\ufeff" + body, "B:2:1: the line starts with a UTF-8 byte order mark (bytes EF BB BF), which JSON does not allow"},
 		{"a long dropped event, nested too deep", log, log + `{"type":"tool/result","data":{"x":` + strings.Repeat("[", 2*readBufferSize) + "\n", "B:5:10033: nesting deeper than the limit of 10000"},
 	}
 	for _, tt := range tests {
