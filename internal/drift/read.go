@@ -111,15 +111,24 @@ func (r *recordReader) readLine() ([]byte, error) {
 		return r.dropLine(line)
 	}
 	if errors.Is(err, bufio.ErrBufferFull) {
-		r.long = appendDoubling(r.long[:0], line)
+		if len(line) > r.limit {
+			return nil, r.tooLong(r.line + 1)
+		}
+		// Room for the limit and a newline, never more: a line past
+		// the limit is refused with the bytes read so far held once,
+		// not after doubling the buffer beyond it.
+		most := r.limit + 1
+		r.long = appendDoubling(r.long[:0], line, most)
 		for {
-			// A newline may end the next chunk: the line is at most
-			// limit bytes without it.
-			if len(r.long) > r.limit {
+			line, err = r.br.ReadSlice('\n')
+			text := len(r.long) + len(line)
+			if err == nil {
+				text-- // the newline
+			}
+			if text > r.limit {
 				return nil, r.tooLong(r.line + 1)
 			}
-			line, err = r.br.ReadSlice('\n')
-			r.long = appendDoubling(r.long, line)
+			r.long = appendDoubling(r.long, line, most)
 			if !errors.Is(err, bufio.ErrBufferFull) {
 				break
 			}
@@ -233,11 +242,11 @@ func (r *recordReader) next() ([]byte, int, error) {
 			if err != nil {
 				return nil, 0, err
 			}
-			r.acc = append(r.acc, '\n')
-			r.acc = appendDoubling(r.acc, l)
-			if len(r.acc) > r.limit {
+			if len(r.acc)+1+len(l) > r.limit {
 				return nil, 0, r.tooLong(start)
 			}
+			r.acc = append(r.acc, '\n')
+			r.acc = appendDoubling(r.acc, l, r.limit)
 			sc.feed(l)
 		}
 		return r.acc, start, nil
@@ -260,10 +269,12 @@ func opensValue(l []byte) bool {
 
 // appendDoubling appends b to buf, at least doubling its capacity when it
 // has to grow, so that gathering a line of n bytes allocates about 2n in
-// all rather than the 5n of append's gentler growth for large slices.
-func appendDoubling(buf, b []byte) []byte {
+// all rather than the 5n of append's gentler growth for large slices. The
+// capacity grows no further than most (when the bytes fit in it): the
+// caller's limit, past which it refuses the record.
+func appendDoubling(buf, b []byte, most int) []byte {
 	if need := len(buf) + len(b); need > cap(buf) {
-		grown := make([]byte, len(buf), max(need, 2*cap(buf), readBufferSize))
+		grown := make([]byte, len(buf), max(need, min(max(2*cap(buf), readBufferSize), most)))
 		copy(grown, buf)
 		buf = grown
 	}

@@ -187,3 +187,49 @@ func TestPrettyLog(t *testing.T) {
 		t.Fatalf("first differing header at B line %d, later %d", res.First.B.Line, res.LaterDiffering)
 	}
 }
+
+// countingReader counts the bytes read from r.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+// TestRecordPastLimitHeldOnce: a record past the limit is refused after
+// reading at most one buffer past it, and holds no more than the limit
+// (and a newline) in memory meanwhile: the gathering buffer does not
+// double beyond the limit before the refusal.
+func TestRecordPastLimitHeldOnce(t *testing.T) {
+	limit := 3*readBufferSize + readBufferSize/2
+	text := strings.Repeat("x", 40*readBufferSize)
+	for _, tc := range []struct {
+		name string
+		in   string
+		held func(r *recordReader) int
+	}{
+		{"a line", `{"a":"` + text + `"}` + "\n", func(r *recordReader) int { return cap(r.long) }},
+		{"a value over lines", "{\n" + strings.Repeat(`"a":"`+strings.Repeat("x", readBufferSize/4)+`",`+"\n", 160) + `"b":1}` + "\n",
+			func(r *recordReader) int { return cap(r.acc) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := &countingReader{r: strings.NewReader(tc.in)}
+			r := newRecordReader("in", src, limit)
+			_, _, err := r.next()
+			var ie *InputError
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), "record longer than") || ie.Line != 1 {
+				t.Fatalf("err = %v, want the record on line 1 refused", err)
+			}
+			if held := tc.held(r); held > limit+1 {
+				t.Errorf("held %d bytes for a limit of %d", held, limit)
+			}
+			if src.n > limit+2*readBufferSize {
+				t.Errorf("read %d bytes before refusing, for a limit of %d", src.n, limit)
+			}
+		})
+	}
+}
