@@ -93,7 +93,8 @@ func (r *Result) WriteText(w io.Writer) error {
 			qa, qb := quote(c.A), quote(c.B)
 			p.f("    A: %s\n", qa)
 			p.f("    B: %s\n", qb)
-			col := utf8.RuneCountInString(quote(prefixRunes(c.A, c.Cut))) - 1
+			// Columns, not characters: CJK and emoji take two.
+			col := displayWidth(quote(prefixRunes(c.A, c.Cut))) - 1
 			p.f("       %s^\n", strings.Repeat(" ", col))
 		} else {
 			p.f("  content: %s\n", where)

@@ -267,6 +267,39 @@ func TestContentWindow(t *testing.T) {
 	t.Fatalf("no marker line:\n%s", text.String())
 }
 
+// TestCaretUnderWideCharacters: the marker is placed in terminal
+// columns: a CJK character or an emoji takes two, a combining mark none,
+// so the caret stands under the differing character however many of them
+// come before it.
+func TestCaretUnderWideCharacters(t *testing.T) {
+	for _, tc := range []struct{ name, before string }{
+		{"CJK", "日本語のシステム "},
+		{"Hangul and fullwidth", "한국어 ＡＢＣ "},
+		{"emoji", "weather 🌦️ now 🚀 "},
+		{"combining marks", "café naïve "},
+		{"narrow", "plain ascii "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := compareBytes(t, []byte(logLine(`{"system":"`+tc.before+`abc"}`)), []byte(logLine(`{"system":"`+tc.before+`abd"}`)), Options{})
+			var text strings.Builder
+			res.WriteText(&text)
+			lines := strings.Split(text.String(), "\n")
+			for i, l := range lines {
+				if !strings.HasSuffix(l, "^") {
+					continue
+				}
+				// Hand-counted: "    A: " is 7 columns, the quote 1.
+				want := 7 + 1 + map[string]int{"CJK": 17, "Hangul and fullwidth": 14, "emoji": 18, "combining marks": 11, "narrow": 12}[tc.name] + 2
+				if got := len(l) - 1; got != want || !strings.HasPrefix(lines[i-2], `    A: "`+tc.before) {
+					t.Fatalf("marker at column %d, want %d:\n%s", got, want, text.String())
+				}
+				return
+			}
+			t.Fatalf("no marker line:\n%s", text.String())
+		})
+	}
+}
+
 func TestIncreasing(t *testing.T) {
 	for _, tt := range []struct {
 		seq  []int

@@ -1,0 +1,59 @@
+package drift
+
+import "unicode"
+
+// wideRanges are the common ranges a terminal draws two columns wide:
+// East Asian Wide and Fullwidth characters (CJK, kana, Hangul, Yi,
+// fullwidth forms) and the emoji blocks shown as pictures. Blocks that
+// mix narrow and wide characters (U+2600 Miscellaneous Symbols) are left
+// out: a caret one column early there beats one misplaced on every line.
+var wideRanges = [...][2]rune{
+	{0x1100, 0x115F},   // Hangul Jamo initial consonants
+	{0x2E80, 0x303E},   // CJK radicals, Kangxi, CJK symbols and punctuation
+	{0x3041, 0x33FF},   // kana, Bopomofo, Hangul compatibility jamo, enclosed CJK
+	{0x3400, 0x4DBF},   // CJK Extension A
+	{0x4E00, 0x9FFF},   // CJK Unified Ideographs
+	{0xA000, 0xA4CF},   // Yi
+	{0xA960, 0xA97F},   // Hangul Jamo Extended-A
+	{0xAC00, 0xD7A3},   // Hangul syllables
+	{0xF900, 0xFAFF},   // CJK Compatibility Ideographs
+	{0xFE10, 0xFE19},   // vertical forms
+	{0xFE30, 0xFE6F},   // CJK compatibility and small form variants
+	{0xFF00, 0xFF60},   // fullwidth forms
+	{0xFFE0, 0xFFE6},   // fullwidth signs
+	{0x1F300, 0x1F64F}, // pictographs, emoticons
+	{0x1F680, 0x1F6FF}, // transport and map symbols
+	{0x1F900, 0x1F9FF}, // supplemental symbols and pictographs
+	{0x1FA70, 0x1FAFF}, // symbols and pictographs Extended-A
+	{0x20000, 0x3FFFD}, // CJK Extensions B and later
+}
+
+// runeWidth is how many columns a terminal gives r: 0 for a combining
+// mark, a zero-width joiner or a variation selector, which draw on the
+// character before; 2 for a wide character; 1 otherwise. It is the common
+// rule, not every terminal's: the caret under a difference is placed by
+// it, and the standard library has no East Asian width table.
+func runeWidth(r rune) int {
+	switch {
+	case r == 0x200D || 0xFE00 <= r && r <= 0xFE0F || unicode.In(r, unicode.Mn, unicode.Me):
+		return 0
+	case r < 0x1100:
+		return 1
+	}
+	for _, w := range wideRanges {
+		if w[0] <= r && r <= w[1] {
+			return 2
+		}
+	}
+	return 1
+}
+
+// displayWidth is the number of columns s takes in a terminal (see
+// runeWidth).
+func displayWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeWidth(r)
+	}
+	return n
+}
