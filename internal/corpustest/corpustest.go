@@ -17,21 +17,34 @@ import (
 // of its parents. It skips the test when there is none.
 func Dir(t testing.TB) string {
 	t.Helper()
+	dir, ok, err := Find()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		t.Skip("the shared corpus (shared/corpus beside this checkout, or $HEADERGOLD_CORPUS) is not here; these tests compare with headers recorded by other projects")
+	}
+	return dir
+}
+
+// Find returns the corpus directory as Dir finds it, and whether there is
+// one, for a test that has something else to do without it.
+func Find() (string, bool, error) {
 	if dir := os.Getenv("HEADERGOLD_CORPUS"); dir != "" {
-		return dir
+		return dir, true, nil
 	}
 	dir, err := os.Getwd()
 	if err != nil {
-		t.Fatal(err)
+		return "", false, err
 	}
 	for {
 		candidate := filepath.Join(dir, "shared", "corpus")
 		if fi, err := os.Stat(candidate); err == nil && fi.IsDir() {
-			return candidate
+			return candidate, true, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Skip("the shared corpus (shared/corpus beside this checkout, or $HEADERGOLD_CORPUS) is not here; these tests compare with headers recorded by other projects")
+			return "", false, nil
 		}
 		dir = parent
 	}

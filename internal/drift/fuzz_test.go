@@ -31,14 +31,27 @@ import (
 //
 // Run with: go test -run '^$' -fuzz '^FuzzDiff$' ./internal/drift/
 func FuzzDiff(f *testing.F) {
-	files, err := filepath.Glob(filepath.Join(corpustest.Dir(f), "real", "*.jsonl"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no real corpus files (%v)", err)
+	dir, ok, err := corpustest.Find()
+	if err != nil {
+		f.Fatal(err)
 	}
-	for _, file := range files {
-		lines := fuzzLines(f, file)
-		for i := range lines {
-			f.Add(lines[i], lines[(i+1)%len(lines)], uint64(i))
+	if !ok {
+		// Without the corpus (a clone of its own), the target still
+		// fuzzes, from a body of each format written here.
+		f.Log("no shared corpus: seeded with the bodies of seedBodies alone")
+		for i, b := range seedBodies {
+			f.Add([]byte(b), []byte(seedBodies[(i+1)%len(seedBodies)]), uint64(i))
+		}
+	} else {
+		files, err := filepath.Glob(filepath.Join(dir, "real", "*.jsonl"))
+		if err != nil || len(files) == 0 {
+			f.Fatalf("no real corpus files in %s (%v)", dir, err)
+		}
+		for _, file := range files {
+			lines := fuzzLines(f, file)
+			for i := range lines {
+				f.Add(lines[i], lines[(i+1)%len(lines)], uint64(i))
+			}
 		}
 	}
 	f.Fuzz(func(t *testing.T, a, b []byte, seed uint64) {
@@ -51,6 +64,16 @@ func FuzzDiff(f *testing.F) {
 			checkMutation(t, a, seed)
 		}
 	})
+}
+
+// seedBodies are FuzzDiff's seeds where the shared corpus is absent: a
+// small body of each wire format, with a system prompt, tools, an escape
+// and numbers of more than one form.
+var seedBodies = []string{
+	`{"model":"claude-x","max_tokens":1024,"system":[{"type":"text","text":"You are terse.\nUse tools."}],"tools":[{"name":"get_weather","description":"Weather for a city.","input_schema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}},{"name":"search","description":"Search the web \u00e9.","input_schema":{"type":"object","properties":{"q":{"type":"string"},"n":{"type":"integer","maximum":1e2}}}}],"messages":[{"role":"user","content":"Weather in Oslo?"}]}`,
+	`{"model":"gpt-x","temperature":0.5,"messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Weather in Oslo?"}],"tools":[{"type":"function","function":{"name":"get_weather","description":"Weather for a city.","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}},{"type":"function","function":{"name":"search","parameters":{"type":"object","properties":{"q":{"type":"string","description":"a \"query\""}}}}}]}`,
+	`{"model":"gpt-x","instructions":"You are terse.","input":[{"role":"user","content":"Weather in Oslo?"}],"tools":[{"type":"function","name":"get_weather","description":"Weather for a city.","parameters":{"type":"object","properties":{"city":{"type":"string"}}},"strict":true},{"type":"web_search"}],"max_output_tokens":256}`,
+	`{"systemInstruction":{"parts":[{"text":"You are terse."}]},"contents":[{"role":"user","parts":[{"text":"Weather in Oslo?"}]}],"tools":[{"functionDeclarations":[{"name":"get_weather","description":"Weather for a city.","parameters":{"type":"OBJECT","properties":{"city":{"type":"STRING"}}}},{"name":"search","parameters":{"type":"OBJECT"}}]},{"googleSearch":{}}],"generationConfig":{"temperature":1.0}}`,
 }
 
 // fuzzLines reads the non-blank lines of a corpus file.
@@ -710,4 +733,31 @@ func mutate(src []byte, s site, f wire.Format, rng *rand.Rand) ([]byte, expectat
 		return nil, expectation{}, false
 	}
 	return options[rng.IntN(len(options))]()
+}
+
+// The seeds FuzzDiff falls back on are each a valid body of its own
+// format, identical to itself, and mutable: a broken seed would leave the
+// fuzzing without the corpus exploring nothing.
+func TestSeedBodies(t *testing.T) {
+	want := []wire.Format{wire.Anthropic, wire.OpenAIChat, wire.OpenAIResponses, wire.Gemini}
+	if len(seedBodies) != len(want) {
+		t.Fatalf("%d seed bodies, want one per format (%d)", len(seedBodies), len(want))
+	}
+	for i, b := range seedBodies {
+		if f, err := wire.Detect([]byte(b)); err != nil || f != want[i] {
+			t.Errorf("seed %d: detected %q, %v; want %q", i, f, err, want[i])
+		}
+		if r, err := compareQuiet([]byte(b), []byte(b)); err != nil || !r.Identical {
+			t.Errorf("seed %d against itself: %v, %+v", i, err, r)
+		}
+		mutated := 0
+		for seed := range uint64(20) {
+			if checkMutation(t, []byte(b), seed) != "" {
+				mutated++
+			}
+		}
+		if mutated == 0 {
+			t.Errorf("seed %d: no mutation in 20 tries", i)
+		}
+	}
 }
