@@ -18,7 +18,8 @@ func SignalCause(sig os.Signal) error { return signalCause{sig} }
 func (c signalCause) Error() string { return c.sig.String() + " received" }
 
 // Interruptible returns a context that SIGINT, SIGTERM or SIGHUP (a
-// closed terminal, a dropped ssh session) cancels, with
+// closed terminal, a dropped ssh session; unless it is ignored, as nohup
+// does) cancels, with
 // the signal as its cause, and the function that stops listening. With
 // keepCatching, every such signal is caught while it listens: a second
 // Ctrl-C cannot kill record in the middle of rolling a write back.
@@ -27,7 +28,13 @@ func (c signalCause) Error() string { return c.sig.String() + " received" }
 func Interruptible(parent context.Context, keepCatching bool) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	catch := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		// Under nohup SIGHUP is ignored, and must stay so: catching
+		// it would stop the run the user asked to outlive a logout.
+		catch = append(catch, syscall.SIGHUP)
+	}
+	signal.Notify(sigs, catch...)
 	done := make(chan struct{})
 	go func() {
 		select {
