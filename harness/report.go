@@ -263,7 +263,7 @@ func lineMismatch(file string, n int, want, got []byte, names sides) *Mismatch {
 		if m.Path == "" {
 			// An escape, a number's form, spacing: still named by
 			// the value whose bytes differ.
-			m.Path = pathAt(gjson.ParseBytes(want), at)
+			m.Path = pathAtEither(want, got, at)
 			m.Reason = fmt.Sprintf("%s: same JSON value, different bytes at %s (byte %d)", what, cmp.Or(m.Path, "(root)"), at)
 		} else {
 			m.Reason = fmt.Sprintf("%s differs at %s", what, d)
@@ -302,12 +302,24 @@ func docMismatch(file string, n int, want, got, wantLine, gotLine []byte, names 
 	d := firstDiff(gjson.ParseBytes(want), gjson.ParseBytes(got), "", names)
 	m.Path = d.path
 	if m.Path == "" {
-		m.Path = pathAt(gjson.ParseBytes(want), commonPrefix(want, got))
+		m.Path = pathAtEither(want, got, commonPrefix(want, got))
 		m.Reason = "same JSON value, different bytes at " + cmp.Or(m.Path, "(root)")
 	} else {
 		m.Reason = "differs at " + d.String()
 	}
 	return m
+}
+
+// pathAtEither returns the path of the value whose bytes first differ
+// between want and got, off being the length of their common prefix. The
+// two agree up to off; where one side's value ends there (1 against 1.0),
+// only the other's holds the byte, so the deeper of the two paths is it.
+func pathAtEither(want, got []byte, off int) string {
+	a, b := pathAt(gjson.ParseBytes(want), off), pathAt(gjson.ParseBytes(got), off)
+	if len(b) > len(a) {
+		return b
+	}
+	return a
 }
 
 // pathAt returns the path of the innermost member or element of doc

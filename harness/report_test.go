@@ -234,6 +234,8 @@ func TestTamperEncodingNamesItsPath(t *testing.T) {
 	}{
 		{"tool-turn.golden", 5, `"path":"."`, `"path":"\u002e"`, CheckGolden, "data.toolCalls.0.arguments.path"},
 		{"tool-turn.golden", 5, `"id":"c1"`, `"\u0069d":"c1"`, CheckGolden, "data.toolCalls.0.id"},
+		// A number's form, the golden side the shorter.
+		{"tool-turn.golden", 5, `"turn":1,`, `"turn":1.0,`, CheckGolden, "data.turn"},
 		{"text-turn.tools.json", 5, `"Ask the user`, `"\u0041sk the user`, CheckSidecar, "initial.0.description"},
 	} {
 		t.Run(c.file+" "+c.to, func(t *testing.T) {
@@ -245,6 +247,25 @@ func TestTamperEncodingNamesItsPath(t *testing.T) {
 			f := failureWith(t, replayOne(t, mustLoad(t, opts), name), c.check)
 			checkMismatch(t, f, c.file, c.line, c.path, "same JSON value, different bytes at "+c.path)
 		})
+	}
+}
+
+// The value of the first differing byte is named whichever side holds
+// the longer bytes: a number's form ends on one side where it goes on on
+// the other.
+func TestPathAtEither(t *testing.T) {
+	for _, c := range []struct{ a, b, want string }{
+		{`{"a":1,"b":2}`, `{"a":1.0,"b":2}`, "a"},
+		{`{"a":[1]}`, `{"a":[1.0]}`, "a.0"},
+		{`{"a":"x","b":1}`, `{"a":"x","b":1e0}`, "b"},
+		{`{"a":1}`, `{"a":1 }`, ""},
+	} {
+		for _, ab := range [][2]string{{c.a, c.b}, {c.b, c.a}} {
+			x, y := []byte(ab[0]), []byte(ab[1])
+			if got := pathAtEither(x, y, commonPrefix(x, y)); got != c.want {
+				t.Errorf("pathAtEither(%s, %s) = %q, want %q", x, y, got, c.want)
+			}
+		}
 	}
 }
 
