@@ -56,11 +56,13 @@ Flags:
         is read as, and a line that is not a body of it (a log event, a body
         without its messages or contents, tools that are not an array, a
         body detected as another format by a certain mark of it: a leading
-        system or developer message or a tool with a "function" member
-        for openai-chat; system, anthropic_version or a tool with
-        input_schema for anthropic; input or instructions without messages
-        for openai-responses; contents, systemInstruction, generationConfig
-        or functionDeclarations for gemini) cannot be compared (125)
+        system or developer message or a tool with a "function" or
+        "custom" member for openai-chat; system, anthropic_version or a
+        tool with input_schema for anthropic; input, instructions,
+        max_output_tokens or previous_response_id without messages for
+        openai-responses; contents, systemInstruction, generationConfig or
+        functionDeclarations, or their snake_case spellings, for gemini)
+        cannot be compared (125)
   -json
         print {"identical", "first": {"index", "request", "path", "kinds", "a", "b", ...},
         "laterDiffering", "headers", "requests", "countNote", "notCompared", "cache",

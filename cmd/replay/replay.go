@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/headergold/headergold/harness"
+	"github.com/headergold/headergold/internal/capture"
 	"github.com/headergold/headergold/internal/cliflags"
 )
 
@@ -149,9 +150,9 @@ func misplacedSubcommand(fs *flag.FlagSet, args, pos []string) string {
 	switch sub {
 	case "diff", "stability":
 		rest := append(append([]string{}, args[:i]...), args[i+1:]...)
-		return fmt.Sprintf("the subcommand %s comes first, its flags after it: %s", sub, shellLine(append([]string{replayCommand.Name, sub}, rest...)))
+		return fmt.Sprintf("the subcommand %s comes first, its flags after it: %s", sub, capture.QuoteArgv(append([]string{replayCommand.Name, sub}, rest...)))
 	case "help":
-		return fmt.Sprintf("help takes no flags: %s", shellLine(append([]string{replayCommand.Name}, pos...)))
+		return fmt.Sprintf("help takes no flags: %s", capture.QuoteArgv(append([]string{replayCommand.Name}, pos...)))
 	}
 	return ""
 }
@@ -184,15 +185,6 @@ func firstArgument(fs *flag.FlagSet, args []string) int {
 		i++ // the flag's value
 	}
 	return -1
-}
-
-// shellLine quotes each word of a command line for a POSIX shell.
-func shellLine(words []string) string {
-	q := make([]string, len(words))
-	for i, w := range words {
-		q[i] = cliflags.ShellQuote(w)
-	}
-	return strings.Join(q, " ")
 }
 
 func parseShard(s string) (i, n int, err error) {

@@ -25,7 +25,7 @@ func lookPathIn(file, path, dir string) (string, error) {
 		if !filepath.IsAbs(p) {
 			wd, err := os.Getwd()
 			if err != nil {
-				return "", err
+				return "", fmt.Errorf("exec: looking up %q in the agent's PATH from its directory %s: %w", file, dir, err)
 			}
 			p = Join(wd, p)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/headergold/headergold/harness"
+	"github.com/headergold/headergold/internal/capture"
 )
 
 // Exit statuses every command of this module shares.
@@ -126,12 +127,7 @@ func DirFlags(fixtures, golden string) string {
 }
 
 // ShellQuote quotes s for a POSIX shell when it needs it.
-func ShellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+func ShellQuote(s string) string { return capture.QuoteArgv([]string{s}) }
 
 // RecordCommands words record's command line for the harness's messages:
 // the binary record, with the -fixtures and -golden the user gave, and

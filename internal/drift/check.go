@@ -416,7 +416,7 @@ func (b body) markOf(f wire.Format, tools *[markedTools]toolAt) (mark, bool) {
 	tool := func(marks ...int) (mark, bool) {
 		for _, i := range marks {
 			if t := tools[i]; t.at >= 0 {
-				return mark{format: f, what: fmt.Sprintf("a tool with a %q member", toolMarks[i]), at: t.at}, true
+				return mark{format: f, what: fmt.Sprintf("a tool with the member %q", toolMarks[i]), at: t.at}, true
 			}
 		}
 		return mark{}, false

@@ -276,6 +276,7 @@ func TestCaretUnderWideCharacters(t *testing.T) {
 		{"CJK", "日本語のシステム "},
 		{"Hangul and fullwidth", "한국어 ＡＢＣ "},
 		{"emoji", "weather 🌦️ now 🚀 "},
+		{"symbols marked wide", "✅ ❌ ⭐ ⌛ 🟢 🈁 ♈ "},
 		{"combining marks", "café naïve "},
 		{"narrow", "plain ascii "},
 	} {
@@ -289,7 +290,7 @@ func TestCaretUnderWideCharacters(t *testing.T) {
 					continue
 				}
 				// Hand-counted: "    A: " is 7 columns, the quote 1.
-				want := 7 + 1 + map[string]int{"CJK": 17, "Hangul and fullwidth": 14, "emoji": 18, "combining marks": 11, "narrow": 12}[tc.name] + 2
+				want := 7 + 1 + map[string]int{"CJK": 17, "Hangul and fullwidth": 14, "emoji": 18, "symbols marked wide": 21, "combining marks": 11, "narrow": 12}[tc.name] + 2
 				if got := len(l) - 1; got != want || !strings.HasPrefix(lines[i-2], `    A: "`+tc.before) {
 					t.Fatalf("marker at column %d, want %d:\n%s", got, want, text.String())
 				}
