@@ -250,4 +250,30 @@ func TestDepsOverRegisteredTools(t *testing.T) {
 	if _, err := s.Assemble(); err == nil || !strings.Contains(err.Error(), `tool "z" depends on "nowhere", which is not registered`) {
 		t.Errorf("an added tool's unknown dependency: %v", err)
 	}
+
+	// A hidden tool registered after an assembly leaves the listeners'
+	// output as it was, and is checked all the same: whether it fails
+	// does not depend on when the service assembled before.
+	for _, c := range []struct {
+		tool assembler.Tool
+		want string
+	}{
+		{assembler.Tool{Name: "c", DependsOn: []string{"c"}}, "tool dependencies form a cycle: c -> c"},
+		{assembler.Tool{Name: "c", DependsOn: []string{"nope"}}, `tool "c" depends on "nope", which is not registered`},
+	} {
+		for _, warm := range []bool{false, true} {
+			s = mustNew(t, assembler.Config{})
+			mustAdd(t, s, "p", tl("a"))
+			s.AddListener("hide-c", hide("c"))
+			if warm {
+				mustAssemble(t, s)
+			}
+			mustAdd(t, s, "late", c.tool)
+			for range 2 { // and at every Assemble
+				if _, err := s.Assemble(); err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Errorf("%v registered late (assembled before: %v), hidden: %v, want %q", c.tool, warm, err, c.want)
+				}
+			}
+		}
+	}
 }

@@ -86,6 +86,10 @@ type output struct {
 	tools    Tools
 	sections []Section // a private copy: a listener may keep and edit what it returned
 	header   *Header
+	// nTools is the number of registered tools the dependency graph was
+	// checked over: a tool registered since, which the listeners hide,
+	// leaves their output as it was and may still close a cycle.
+	nTools int
 }
 
 // New returns a service for cfg. It fails when cfg.ToolOrder is present but
@@ -200,13 +204,16 @@ func (s *Service) Assemble() (*Header, error) {
 			return nil, fmt.Errorf("system-prompt/assemble listener %q: %w", l.name, err)
 		}
 	}
-	if last != nil && slices.Equal(a.Sections, last.sections) && a.Tools.same(last.tools) {
+	same := last != nil && slices.Equal(a.Sections, last.sections) && a.Tools.same(last.tools)
+	if same && last.nTools == ord.nTools {
 		return last.header, nil
 	}
 	out := a.Tools.records()
-	for _, t := range out {
-		if t.tool.Name == RestEntry {
-			return nil, fmt.Errorf("tool name %q is reserved for toolOrder (added by a system-prompt/assemble listener)", RestEntry)
+	if !same {
+		for _, t := range out {
+			if t.tool.Name == RestEntry {
+				return nil, fmt.Errorf("tool name %q is reserved for toolOrder (added by a system-prompt/assemble listener)", RestEntry)
+			}
 		}
 	}
 	// The dependency graph is over the registered tools, whatever the
@@ -222,12 +229,25 @@ func (s *Service) Assemble() (*Header, error) {
 			graph = append(graph, t)
 		}
 	}
+	if same {
+		// The header is the last one, over a registry that grew: only
+		// the graph needs checking again.
+		if deps := depsOf(graph); len(deps) > 0 {
+			if err := checkDeps(graph, deps); err != nil {
+				return nil, err
+			}
+		}
+		s.mu.Lock()
+		s.last = &output{tools: last.tools, sections: last.sections, header: last.header, nTools: ord.nTools}
+		s.mu.Unlock()
+		return last.header, nil
+	}
 	h, err := finish(s.cfg.Model, a.Sections, out, graph)
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
-	s.last = &output{tools: a.Tools, sections: slices.Clone(a.Sections), header: h}
+	s.last = &output{tools: a.Tools, sections: slices.Clone(a.Sections), header: h, nTools: ord.nTools}
 	s.mu.Unlock()
 	return h, nil
 }
