@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/headergold/headergold/internal/canon"
 )
 
 // RestEntry is the reserved toolOrder entry that stands for every registered
@@ -62,12 +64,21 @@ func (o ToolOrder) String() string {
 	return string(b)
 }
 
-// MarshalJSON writes null when absent and the list otherwise.
+// MarshalJSON writes null when absent and the list otherwise, each name
+// as JSON.stringify writes it: "<unlisted-tools>" reads as written in a
+// message, not as "\u003cunlisted-tools\u003e".
 func (o ToolOrder) MarshalJSON() ([]byte, error) {
 	if !o.present {
 		return []byte("null"), nil
 	}
-	return json.Marshal(append(make([]string, 0, len(o.names)), o.names...))
+	b := []byte{'['}
+	for i, name := range o.names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = canon.AppendString(b, name)
+	}
+	return append(b, ']'), nil
 }
 
 // UnmarshalJSON reads null as absent and a list (even []) as present.

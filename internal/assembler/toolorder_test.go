@@ -193,3 +193,17 @@ func TestReservedToolNameMessageIgnoresRegistrationOrder(t *testing.T) {
 		}
 	}
 }
+
+// A toolOrder in a message reads as written: no HTML escaping of its
+// names.
+func TestToolOrderStringAsWritten(t *testing.T) {
+	t.Parallel()
+	o := assembler.NewToolOrder("a<b&c", RestEntry)
+	if got, want := o.String(), `["a<b&c","<unlisted-tools>"]`; got != want {
+		t.Errorf("String() = %s, want %s", got, want)
+	}
+	_, err := assembler.New(assembler.Config{ToolOrder: assembler.NewToolOrder("a<b", "a<b", RestEntry)})
+	if err == nil || !strings.Contains(err.Error(), `"a<b"`) || strings.Contains(err.Error(), `\u003c`) {
+		t.Errorf("duplicate entry: %v", err)
+	}
+}
