@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/headergold/headergold/internal/cliflags"
 	"github.com/headergold/headergold/internal/stability"
@@ -55,7 +56,7 @@ func runStability(args []string, e env) int {
 	if len(logs) < 2 {
 		return stabilityCommand.Fail(stderr, "give at least two logs of the same task; got %d", len(logs))
 	}
-	if *threshold <= 0 || *threshold > 1 {
+	if !(*threshold > 0 && *threshold <= 1) { // NaN too
 		return stabilityCommand.Fail(stderr, "-threshold %v: want a share in (0, 1]", *threshold)
 	}
 	var runs []stability.Run
@@ -131,5 +132,14 @@ func sequence(names []string) string {
 	if len(names) == 0 {
 		return "(no tool calls)"
 	}
-	return strings.Join(names, " -> ")
+	shown := make([]string, len(names))
+	for i, n := range names {
+		shown[i] = n
+		if n == "" || strings.ContainsFunc(n, func(r rune) bool { return !unicode.IsPrint(r) }) || strings.Contains(n, " -> ") {
+			// A name a terminal would not show as it is (a control
+			// byte, an escape sequence), or that would read as two.
+			shown[i] = strconv.Quote(n)
+		}
+	}
+	return strings.Join(shown, " -> ")
 }

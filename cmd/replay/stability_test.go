@@ -65,7 +65,7 @@ func TestStabilityCommand(t *testing.T) {
 	if r := replay(t, nil, false, "stability", files[0], bad); r.code != exitCannotRun || !strings.Contains(r.stderr, "bad.jsonl:2") {
 		t.Errorf("invalid log: exit %d, %q", r.code, r.stderr)
 	}
-	for _, args := range [][]string{{files[0]}, {"-threshold", "0", files[0], files[1]}, {"-nope"}} {
+	for _, args := range [][]string{{files[0]}, {"-threshold", "0", files[0], files[1]}, {"-threshold", "NaN", files[0], files[1]}, {"-nope"}} {
 		if r := replay(t, nil, false, append([]string{"stability"}, args...)...); r.code != exitUsage {
 			t.Errorf("%v: exit %d", args, r.code)
 		}
@@ -108,5 +108,36 @@ func TestShareNeverReadsAsTheThreshold(t *testing.T) {
 		if got := share(c.v, c.threshold); got != c.want {
 			t.Errorf("share(%v, %v) = %s, want %s", c.v, c.threshold, got, c.want)
 		}
+	}
+}
+
+// A log that starts with a byte order mark is named as such, as replay
+// diff names one.
+func TestStabilityByteOrderMark(t *testing.T) {
+	dir := t.TempDir()
+	good := runLog(t, dir, "r1.jsonl", "done", "create")
+	b, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bom := filepath.Join(dir, "bom.jsonl")
+	os.WriteFile(bom, append([]byte("\xef\xbb\xbf"), b...), 0o644)
+	r := replay(t, nil, false, "stability", good, bom)
+	if r.code != exitCannotRun || !strings.Contains(r.stderr, "bom.jsonl:1:1: the file starts with a UTF-8 byte order mark") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// Tool names are compared whole and shown so a terminal cannot be misled:
+// one call of "a\x00b" is not the two calls a, b, and reads quoted.
+func TestStabilityNamesWithControlBytes(t *testing.T) {
+	dir := t.TempDir()
+	one := filepath.Join(dir, "one.jsonl")
+	os.WriteFile(one, []byte(`{"type":"tool/result","data":{"turn":1,"step":1,"callId":"c0","name":"a\u0000b","output":"ok"}}`+"\n"+
+		`{"type":"assistant/message","data":{"turn":1,"step":2,"text":"done"}}`+"\n"), 0o644)
+	two := runLog(t, dir, "two.jsonl", "done", "a", "b")
+	r := replay(t, nil, false, "stability", one, one, two)
+	if r.code != exitOK || !strings.Contains(r.stdout, "2 distinct orders") || !strings.Contains(r.stdout, `"a\x00b"`) || strings.Contains(r.stdout, "\x00") {
+		t.Errorf("exit %d:\n%q", r.code, r.stdout)
 	}
 }

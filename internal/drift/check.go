@@ -54,6 +54,22 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 // says whether the file or only the line does (see side.errorAt).
 var errBOM = errors.New("starts with a UTF-8 byte order mark (bytes EF BB BF), which JSON does not allow")
 
+// ByteOrderMarkError is the error of a line of file that starts with a
+// UTF-8 byte order mark, for every reader of logs and bodies: worded as
+// replay words a golden log's mark, the file's when the mark opens it, a
+// line's when it is further in.
+func ByteOrderMarkError(file string, line int) error {
+	err := fmt.Errorf("the line %w (files joined with cat keep each one's mark): remove it", errBOM)
+	if line == 1 {
+		err = fmt.Errorf("the file %w: an editor added it; remove it", errBOM)
+	}
+	return &InputError{File: file, Line: line, Column: 1, Err: err}
+}
+
+// HasByteOrderMark reports whether line starts with a UTF-8 byte order
+// mark.
+func HasByteOrderMark(line []byte) bool { return bytes.HasPrefix(line, utf8BOM) }
+
 // errTwice is the error of an event with its type or data member twice.
 var errTwice = errors.New(`an event with its "type" or "data" member written twice`)
 

@@ -460,14 +460,7 @@ func (s *side) heldWire() wire.Format {
 // placing a syntax error on its own line and column.
 func (s *side) errorAt(src []byte, line int, err error) error {
 	if errors.Is(err, errBOM) {
-		// Worded as replay words a golden log's mark: the file, when
-		// the mark opens it; a line when it is further in.
-		if line == 1 {
-			err = fmt.Errorf("the file %w: an editor added it; remove it", errBOM)
-		} else {
-			err = fmt.Errorf("the line %w (files joined with cat keep each one's mark): remove it", errBOM)
-		}
-		return &InputError{File: s.name, Line: line, Column: 1, Err: err}
+		return ByteOrderMarkError(s.name, line)
 	}
 	var pe *placedError
 	if errors.As(err, &pe) {

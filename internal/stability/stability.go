@@ -13,7 +13,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/drift"
@@ -31,7 +30,10 @@ type Run struct {
 }
 
 // orderKey and outcomeKey make runs comparable.
-func (r Run) orderKey() string { return strings.Join(r.Order, "\x00") }
+func (r Run) orderKey() string {
+	b, _ := json.Marshal(r.Order) // no two orders alike: a name may hold any byte
+	return string(b)
+}
 
 func (r Run) outcomeKey() string {
 	b, _ := json.Marshal(struct {
@@ -64,6 +66,9 @@ func ReadRun(name string, r io.Reader) (Run, error) {
 			return Run{}, fmt.Errorf("%s: %w", name, err)
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
+			if drift.HasByteOrderMark(line) {
+				return Run{}, drift.ByteOrderMarkError(name, n)
+			}
 			if lerr := drift.CheckRecord(name, n, line); lerr != nil {
 				return Run{}, lerr
 			}
@@ -121,9 +126,20 @@ func (lr *lineReader) next() ([]byte, error) {
 	lr.buf = lr.buf[:0]
 	for {
 		chunk, err := lr.br.ReadSlice('\n')
+		cut := false
+		if room := lr.limit + 1 - len(lr.buf); len(chunk) > room {
+			chunk, cut = chunk[:room], true
+		}
+		if need := len(lr.buf) + len(chunk); need > cap(lr.buf) {
+			// Doubling, but never past what one line may hold: append
+			// alone would take a line near the limit to twice it.
+			grown := make([]byte, len(lr.buf), min(max(need, 2*cap(lr.buf)), lr.limit+1))
+			copy(grown, lr.buf)
+			lr.buf = grown
+		}
 		lr.buf = append(lr.buf, chunk...)
-		if len(lr.buf) > lr.limit+1 {
-			return lr.buf[:lr.limit+1], nil
+		if cut {
+			return lr.buf, nil // limit+1 bytes: longer than a line may be
 		}
 		switch {
 		case err == nil:

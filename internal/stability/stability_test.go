@@ -189,6 +189,24 @@ func TestLongLineCut(t *testing.T) {
 	if len(line) != 11 || err != nil {
 		t.Fatalf("long line: %d bytes, %v; want the limit plus one", len(line), err)
 	}
+	// What it holds is that much, not a buffer grown past it (beyond
+	// the allocator's rounding to a page).
+	const limit = 1 << 20
+	lr = lineReader{br: bufio.NewReaderSize(strings.NewReader(strings.Repeat("x", 3*limit)+"\n"), 64<<10), limit: limit}
+	if line, err := lr.next(); len(line) != limit+1 || err != nil {
+		t.Fatalf("long line: %d bytes, %v; want the limit plus one", len(line), err)
+	}
+	if cap(lr.buf) > limit+1+8<<10 {
+		t.Errorf("the reader grew its buffer to %d bytes for a limit of %d", cap(lr.buf), limit)
+	}
+	// A line of the limit exactly comes whole.
+	lr = lineReader{br: bufio.NewReaderSize(strings.NewReader(strings.Repeat("y", 10)+"\nz\n"), 16), limit: 10}
+	if line, err := lr.next(); string(line) != strings.Repeat("y", 10) || err != nil {
+		t.Fatalf("line of the limit: %q, %v", line, err)
+	}
+	if line, err := lr.next(); string(line) != "z" || err != nil {
+		t.Fatalf("line after it: %q, %v", line, err)
+	}
 	if err := drift.CheckRecord("f", 2, bytes.Repeat([]byte("x"), drift.MaxRecordSize+1)); err == nil ||
 		!strings.Contains(err.Error(), "f:2: record longer than") {
 		t.Fatalf("record past the size limit: %v", err)
