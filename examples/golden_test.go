@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/headergold/headergold/examples/goagent"
+	"github.com/headergold/headergold/examples/internal/exampletest"
 	"github.com/headergold/headergold/harness"
 	"github.com/headergold/headergold/harness/goldentest"
 )
@@ -16,4 +17,11 @@ import (
 // GOLDIE_UPDATE=1 go test.
 func TestGolden(t *testing.T) {
 	goldentest.Test(t, harness.Options{Fixtures: "fixtures", Golden: "golden", Agent: goagent.Run})
+}
+
+// TestAnswers checks that the Go agent read its last reply: what it
+// answers in-process, and what it prints as a subprocess, is the text of
+// each scenario's last reply.
+func TestAnswers(t *testing.T) {
+	exampletest.Answers(t, "fixtures", "golden", goagent.SessionAnswer)
 }

@@ -36,7 +36,7 @@ func TestGolden(t *testing.T) {
 // reply: it read the fake provider's streamed responses to the end.
 func TestAnswers(t *testing.T) {
 	needAgents(t)
-	exampletest.Answers(t, "fixtures", "golden")
+	exampletest.Answers(t, "fixtures", "golden", nil)
 }
 
 // TestRepeatCatchesCodexKeyOrder runs Codex CLI with its ids and times

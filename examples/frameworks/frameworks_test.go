@@ -23,7 +23,7 @@ func TestGolden(t *testing.T) {
 // scripted reply: the framework's tool loop read every reply to the end.
 func TestAnswers(t *testing.T) {
 	exampletest.NeedNode(t, "frameworks")
-	exampletest.Answers(t, "fixtures", "golden")
+	exampletest.Answers(t, "fixtures", "golden", nil)
 }
 
 // TestNoTraceLeavesTheMachine runs the OpenAI Agents SDK agent, whose

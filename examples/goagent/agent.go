@@ -134,9 +134,16 @@ func (c Config) validate() error {
 // from the session's environment, points the SDK at the session's fake
 // provider and runs to the model's text answer.
 func Run(ctx context.Context, s *harness.Session) error {
+	_, err := SessionAnswer(ctx, s)
+	return err
+}
+
+// SessionAnswer runs the agent as [Run] does and returns the model's final
+// text.
+func SessionAnswer(ctx context.Context, s *harness.Session) (string, error) {
 	c, err := ConfigFromEnv(s.Getenv)
 	if err != nil {
-		return err
+		return "", err
 	}
 	switch c.API {
 	case Anthropic:
@@ -147,8 +154,7 @@ func Run(ctx context.Context, s *harness.Session) error {
 		c.BaseURL = s.GeminiBaseURL
 	}
 	c.HTTPClient = s.HTTPClient
-	_, err = Answer(ctx, c)
-	return err
+	return Answer(ctx, c)
 }
 
 // Answer runs the agent loop of c and returns the model's final text.

@@ -23,7 +23,7 @@ func TestGolden(t *testing.T) {
 // streamed or not, to the end.
 func TestAnswers(t *testing.T) {
 	exampletest.NeedPython(t)
-	exampletest.Answers(t, "fixtures", "golden")
+	exampletest.Answers(t, "fixtures", "golden", nil)
 }
 
 // TestStreamedHeadersArePinned holds each streamed scenario's headers to

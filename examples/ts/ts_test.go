@@ -22,7 +22,7 @@ func TestGolden(t *testing.T) {
 // files, byte for byte.
 func TestAnswers(t *testing.T) {
 	exampletest.NeedNode(t, "ts")
-	exampletest.Answers(t, "fixtures", "golden")
+	exampletest.Answers(t, "fixtures", "golden", nil)
 }
 
 // TestRepeatCatchesAsyncPlugins runs the agent whose plugins register

@@ -20,9 +20,16 @@ import (
 // agent.exec started by an in-process agent function (in agent.dir, with
 // agent.env and agent.timeout, as the harness would start and stop it) so
 // that the test sees what the agent printed, which must be the text of the
-// scenario's last reply and a line break. Each run's captured log must
-// still be the committed golden file, byte for byte.
-func Answers(t *testing.T, fixtures, golden string) {
+// scenario's last reply and a line break. A scenario without agent.exec is
+// run by answer, an in-process agent that returns its final text, which
+// must be that reply's text (nil: every scenario must have an exec). Each
+// run's captured log must still be the committed golden file, byte for
+// byte.
+//
+// The text of the last reply is never sent back to the model, so the
+// golden files cannot show whether an agent read it: only what it answers
+// does.
+func Answers(t *testing.T, fixtures, golden string, answer func(context.Context, *harness.Session) (string, error)) {
 	t.Helper()
 	fixtures, err := filepath.Abs(fixtures)
 	if err != nil {
@@ -57,7 +64,7 @@ func Answers(t *testing.T, fixtures, golden string) {
 		var replies []struct {
 			Text string `json:"text"`
 		}
-		if err := json.Unmarshal(fx["agent"], &agent); err != nil || len(agent.Exec) == 0 {
+		if err := json.Unmarshal(fx["agent"], &agent); err != nil || len(agent.Exec) == 0 && answer == nil {
 			t.Fatalf("%s: agent.exec: %v", file, err)
 		}
 		if err := json.Unmarshal(fx["replies"], &replies); err != nil || len(replies) == 0 {
@@ -88,6 +95,16 @@ func Answers(t *testing.T, fixtures, golden string) {
 		sc, ok := scenarios[s.Scenario]
 		if !ok {
 			return fmt.Errorf("no scenario %s", s.Scenario)
+		}
+		if len(sc.argv) == 0 {
+			got, err := answer(ctx, s)
+			if err != nil {
+				return err
+			}
+			if got != sc.answer {
+				return fmt.Errorf("the agent answered %q, want the scripted answer %q", got, sc.answer)
+			}
+			return nil
 		}
 		cmd := exec.CommandContext(ctx, sc.argv[0], sc.argv[1:]...)
 		cmd.Dir = sc.dir
