@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/headergold/headergold/internal/cliflags"
 	"github.com/headergold/headergold/internal/stability"
@@ -135,9 +136,12 @@ func sequence(names []string) string {
 	shown := make([]string, len(names))
 	for i, n := range names {
 		shown[i] = n
-		if n == "" || strings.ContainsFunc(n, func(r rune) bool { return !unicode.IsPrint(r) }) || strings.Contains(n, " -> ") {
+		if n == "" || !utf8.ValidString(n) || strings.ContainsFunc(n, func(r rune) bool { return !unicode.IsPrint(r) }) ||
+			strings.ContainsAny(n, `"`) || strings.Contains(n, "->") || strings.TrimSpace(n) != n {
 			// A name a terminal would not show as it is (a control
-			// byte, an escape sequence), or that would read as two.
+			// byte, an escape sequence, an invalid byte), one that
+			// could read as two or as part of the arrow, or one that
+			// reads like a quoted name.
 			shown[i] = strconv.Quote(n)
 		}
 	}

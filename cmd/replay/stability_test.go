@@ -141,3 +141,23 @@ func TestStabilityNamesWithControlBytes(t *testing.T) {
 		t.Errorf("exit %d:\n%q", r.code, r.stdout)
 	}
 }
+
+// Two different orders never read alike: names that could read as two,
+// as part of the arrow or as a quoted name, and invalid bytes, are shown
+// quoted.
+func TestSequenceShowsOrdersApart(t *testing.T) {
+	for _, pair := range [][2][]string{
+		{{"a ->", "b"}, {"a", "-> b"}},
+		{{`"\x00"`}, {"\x00"}},
+		{{"x\xff"}, {"x\ufffd"}},
+		{{" a"}, {"a"}},
+		{{""}, nil},
+	} {
+		if a, b := sequence(pair[0]), sequence(pair[1]); a == b {
+			t.Errorf("%q and %q both show as %s", pair[0], pair[1], a)
+		}
+	}
+	if got := sequence([]string{"read_file", "grep"}); got != "read_file -> grep" {
+		t.Errorf("plain names shown as %s", got)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/drift"
@@ -31,7 +32,13 @@ type Run struct {
 
 // orderKey and outcomeKey make runs comparable.
 func (r Run) orderKey() string {
-	b, _ := json.Marshal(r.Order) // no two orders alike: a name may hold any byte
+	// Each name quoted, invalid bytes as they are: no two orders alike,
+	// whatever bytes a name holds.
+	var b []byte
+	for _, name := range r.Order {
+		b = strconv.AppendQuote(b, name)
+		b = append(b, ',')
+	}
 	return string(b)
 }
 

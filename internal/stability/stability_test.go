@@ -217,3 +217,17 @@ func TestLongLineCut(t *testing.T) {
 		t.Fatalf("last line without newline: %q, %v", line, err)
 	}
 }
+
+// Orders are compared name by name, whatever bytes the names hold.
+func TestOrderKeysApart(t *testing.T) {
+	for _, pair := range [][2][]string{
+		{{"a\x00b"}, {"a", "b"}},
+		{{"x\xff"}, {"x\xfe"}},
+		{{""}, nil},
+		{{"a,b"}, {"a", "b"}},
+	} {
+		if a, b := (Run{Order: pair[0]}).orderKey(), (Run{Order: pair[1]}).orderKey(); a == b {
+			t.Errorf("%q and %q have one key, %q", pair[0], pair[1], a)
+		}
+	}
+}
