@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/headergold/headergold/internal/corpustest"
 	"github.com/headergold/headergold/internal/redact"
@@ -918,5 +920,46 @@ func TestRebuildRefusesARequestInAnotherFormat(t *testing.T) {
 	bad := bytes.Replace(log, old, []byte(`{"type":"`+TypeRequest+`","data":{"request":1,"format":"openai-chat"`), 1)
 	if _, err := Rebuild(bad); err == nil || !strings.Contains(err.Error(), "request in format openai-chat under a anthropic header") {
 		t.Errorf("Rebuild of a request in another format = %v", err)
+	}
+}
+
+// A client that does not read a long streamed reply holds up no other
+// request: the reply is written outside the lock that orders requests.
+func TestSlowReaderHoldsUpNoOne(t *testing.T) {
+	s := start(t, text(strings.Repeat("x", 16<<20)), text("second"))
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.URL(), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"model":"m","stream":true,"messages":[{"role":"user","content":"a"}]}`
+	fmt.Fprintf(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	// The first request has its reply once the server numbered it; it
+	// is never read.
+	deadline := time.Now().Add(10 * time.Second)
+	for len(s.Requests()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the first request was never taken")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	done := make(chan string, 1)
+	go func() {
+		resp, err := http.Post(s.URL()+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"b"}]}`))
+		if err != nil {
+			done <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		done <- fmt.Sprint(resp.StatusCode, " ", string(out))
+	}()
+	select {
+	case got := <-done:
+		if !strings.HasPrefix(got, "200 ") || !strings.Contains(got, "second") {
+			t.Errorf("the second request got %s", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second request waited 10s behind a client that does not read")
 	}
 }

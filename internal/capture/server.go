@@ -198,9 +198,19 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		// lock and then closes the server, cutting the stalled read.
 		body, readErr = readBody(r)
 	}
-	// One request at a time: the script is a sequence, and the order in
-	// which a concurrent agent's requests arrive is for the repeat pass
-	// to judge.
+	if write := s.take(w, r, e, routed, body, readErr); write != nil {
+		write()
+	}
+}
+
+// take numbers one request and takes its reply from the script, one
+// request at a time: the script is a sequence, and the order in which a
+// concurrent agent's requests arrive is for the repeat pass to judge. A
+// request refused, proxied or answered with a count is answered here;
+// otherwise the reply is written by the function returned, outside the
+// lock, so that a client slow to read a long stream holds up no other
+// request, as a real provider serves each on its own.
+func (s *Server) take(w http.ResponseWriter, r *http.Request, e wire.Endpoint, routed bool, body []byte, readErr error) func() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.httpN++
@@ -219,27 +229,28 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			f = cmp.Or(s.format, wire.Anthropic)
 		}
 		fail(f, http.StatusNotFound, "unknown path; the fake provider serves %s%s", wire.Paths, pathHint(r.URL.Path))
-		return
+		return nil
 	}
 	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
 		fail(e.Format, http.StatusMethodNotAllowed, "method %s; the fake provider serves POST", r.Method)
-		return
+		return nil
 	}
 	if readErr != nil {
 		fail(e.Format, http.StatusBadRequest, "reading the body: %v", readErr)
-		return
+		return nil
 	}
 	if len(body) > MaxBody {
 		fail(e.Format, http.StatusRequestEntityTooLarge, "body larger than %d bytes", MaxBody)
-		return
+		return nil
 	}
 	if e.CountTokens {
 		if !gjson.ValidBytes(body) {
 			fail(e.Format, http.StatusBadRequest, "the body is not a JSON object")
-			return
+			return nil
 		}
 		wire.WriteCountTokens(w, body)
-		return
+		return nil
 	}
 	// n numbers the requests taken, which the script answers in turn;
 	// asked, every generation request, refused ones too, for messages.
@@ -248,11 +259,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	asked := s.asked
 	if s.format != "" && e.Format != s.format {
 		fail(e.Format, http.StatusBadRequest, "request %d is %s, but this scenario's requests are %s (its first request set the format)", asked, e.Format, s.format)
-		return
+		return nil
 	}
 	if s.upstream == nil && n > len(s.replies) {
 		fail(e.Format, http.StatusBadRequest, "request %d is past the script: the scenario scripts %d repl%s", asked, len(s.replies), plural(len(s.replies), "y", "ies"))
-		return
+		return nil
 	}
 	var prev *wire.Parts
 	if len(s.requests) > 0 {
@@ -261,7 +272,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	parts, err := wire.SplitAfter(body, e.Format, prev)
 	if err != nil {
 		fail(e.Format, http.StatusBadRequest, "request %d: %v", asked, err)
-		return
+		return nil
 	}
 	// A body the real API would refuse with a 400 is refused here too
 	// (wire's body rule: the conversation, the types of the members a
@@ -269,28 +280,50 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	// well: a scenario recorded from it must replay.
 	if err := parts.Refused(); err != nil {
 		fail(e.Format, http.StatusBadRequest, "request %d: %v", asked, err)
-		return
+		return nil
 	}
 	s.format = e.Format
 	ask := wire.AskOf(e, parts)
 	s.requests = append(s.requests, Request{N: n, Path: r.URL.Path, Format: e.Format, Stream: ask.Stream, Body: body, parts: parts})
 	if s.upstream != nil {
 		s.proxy(w, r, e, n, body, where)
-		return
+		return nil
 	}
-	if rec := s.replies[n-1].Recorded; rec != nil {
-		writeRecorded(w, rec)
-		s.served(n)
-		return
-	}
-	defer s.served(n)
-	if err := wire.WriteResponse(w, e, ask, n, s.replies[n-1]); err != nil {
-		// A reply refused before writing still gets an error response;
-		// one cut while streaming has nothing more to say to the agent.
-		s.addFailure(fmt.Sprintf("%s: writing reply %d: %v", where, n, err))
-		wire.WriteError(w, e.Format, http.StatusInternalServerError, "headergold fake provider: "+err.Error())
+	reply := s.replies[n-1]
+	return func() {
+		defer s.served(n)
+		if rec := reply.Recorded; rec != nil {
+			writeRecorded(w, rec)
+			return
+		}
+		sw := &sentWriter{ResponseWriter: w}
+		if err := wire.WriteResponse(sw, e, ask, n, reply); err != nil {
+			s.mu.Lock()
+			s.addFailure(fmt.Sprintf("%s: writing reply %d: %v", where, n, err))
+			s.mu.Unlock()
+			// A reply refused before writing still gets an error
+			// response; one cut while streaming has nothing more to
+			// say to the agent.
+			if !sw.sent {
+				wire.WriteError(w, e.Format, http.StatusInternalServerError, "headergold fake provider: "+err.Error())
+			}
+		}
 	}
 }
+
+// sentWriter notes whether any of a response was sent, after which an
+// error response cannot follow it.
+type sentWriter struct {
+	http.ResponseWriter
+	sent bool
+}
+
+func (w *sentWriter) WriteHeader(code int) { w.sent = true; w.ResponseWriter.WriteHeader(code) }
+
+func (w *sentWriter) Write(b []byte) (int, error) { w.sent = true; return w.ResponseWriter.Write(b) }
+
+// Unwrap lets http.ResponseController reach the connection's Flush.
+func (w *sentWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // pathHint says, for an unknown path that a misread base URL explains,
 // how it was misread: the same variable name holds a base URL with /v1
