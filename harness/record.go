@@ -170,7 +170,7 @@ func (s *Suite) record(ctx context.Context, opts RecordOptions, h txnHooks) ([]F
 		// a mistyped path is refused rather than created.
 		if err := os.Mkdir(s.opts.goldenDir(), 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 			if errors.Is(err, os.ErrNotExist) {
-				return nil, nil, fmt.Errorf("golden: cannot make %s: its parent directory %s does not exist", s.opts.goldenDir(), filepath.Dir(filepath.Clean(s.opts.goldenDir())))
+				return nil, nil, fmt.Errorf("golden: cannot make %s: its parent directory %s does not exist: %w", s.opts.goldenDir(), filepath.Dir(filepath.Clean(s.opts.goldenDir())), err)
 			}
 			return nil, nil, fmt.Errorf("golden: %w", err)
 		}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -169,5 +170,21 @@ func TestWriteFilesRemovalIsPartOfTheTransaction(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "orphan.golden")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("orphan still there: %v", err)
+	}
+}
+
+// A golden directory whose parent does not exist is refused, not made,
+// and the error keeps the one from the file system, so that callers can
+// tell it apart with errors.Is.
+func TestRecordGoldenParentMissing(t *testing.T) {
+	opts := copyBundled(t)
+	opts.Golden = filepath.Join(t.TempDir(), "missing", "golden")
+	s := mustLoad(t, opts)
+	_, _, err := s.Record(RecordOptions{})
+	if err == nil || !strings.Contains(err.Error(), "its parent directory") {
+		t.Fatalf("Record = %v, want the missing parent named", err)
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Record = %v: errors.Is(err, fs.ErrNotExist) is false", err)
 	}
 }

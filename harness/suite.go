@@ -183,7 +183,8 @@ func (f Finding) String() string { return f.File + ": " + f.Msg }
 // errors.As finds); with Options.Run, only the fixtures it selects (and
 // those they extend) are loaded, and the others are read only to find
 // those that extend them, which decide whether a late registration is
-// reached.
+// reached. A fixtures directory that does not exist fails the load with
+// an error for which errors.Is(err, fs.ErrNotExist) holds.
 func Load(opts Options) (*Suite, error) { return load(opts.context(), opts) }
 
 // load is [Load] with ctx bounding its wait for a record's lock.
