@@ -58,3 +58,30 @@ func TestLoadInterruptedWaitingForTheLock(t *testing.T) {
 		t.Fatalf("Load = %v, %v; want interrupted while waiting for the lock", s, err)
 	}
 }
+
+// A negative RecordOptions.LockWait is the default wait, as zero is: the
+// record waits for another record's lock instead of giving up at once.
+func TestRecordNegativeLockWaitWaits(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Seed: 1}
+	for _, d := range []string{opts.Fixtures, opts.Golden} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// One small fixture: the record reaches the lock long before it is
+	// released.
+	writeFile(t, filepath.Join(opts.Fixtures, "minimal.json"), minimalFixture)
+	s := mustLoad(t, opts)
+	unlock, err := lockDir(context.Background(), opts.Golden, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		unlock()
+	}()
+	if _, failed, err := s.Record(RecordOptions{LockWait: -time.Second}); err != nil {
+		t.Fatalf("Record with LockWait -1s = %v %v, want it to wait for the lock", err, failed)
+	}
+}

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -62,7 +61,8 @@ type RecordOptions struct {
 	// Prune removes golden files that belong to no fixture.
 	Prune bool
 	// LockWait bounds the wait for the golden directory's lock, which
-	// another record holds while it writes; 0 means DefaultLockWait.
+	// another record holds while it writes; zero or a negative duration
+	// means DefaultLockWait (a record cannot be told not to wait).
 	LockWait time.Duration
 	// SkipInProcess records the other fixtures of a directory when some
 	// are scenarios whose agent is an in-process Go function and the
@@ -70,6 +70,15 @@ type RecordOptions struct {
 	// Skipped and their golden files kept. Without it they fail, since
 	// they cannot run.
 	SkipInProcess bool
+}
+
+// lockWait is LockWait, or DefaultLockWait when it is not positive: a
+// negative wait would give up before another record could finish.
+func (o RecordOptions) lockWait() time.Duration {
+	if o.LockWait <= 0 {
+		return DefaultLockWait
+	}
+	return o.LockWait
 }
 
 // ErrLocked is returned (wrapped, with the directory and the time waited)
@@ -174,7 +183,7 @@ func (s *Suite) record(ctx context.Context, opts RecordOptions, h txnHooks) ([]F
 			}
 			return nil, nil, fmt.Errorf("golden: %w", err)
 		}
-		unlock, err := lockDir(ctx, s.opts.goldenDir(), cmp.Or(opts.LockWait, DefaultLockWait))
+		unlock, err := lockDir(ctx, s.opts.goldenDir(), opts.lockWait())
 		if err != nil {
 			return nil, nil, err
 		}
@@ -299,7 +308,7 @@ func (s *Suite) rollBackFirst(ctx context.Context, opts RecordOptions, h txnHook
 		return nil, err
 	}
 	changes, err := func() ([]FileChange, error) {
-		unlock, err := lockDir(ctx, s.opts.goldenDir(), cmp.Or(opts.LockWait, DefaultLockWait))
+		unlock, err := lockDir(ctx, s.opts.goldenDir(), opts.lockWait())
 		if err != nil {
 			return nil, err
 		}
