@@ -877,3 +877,34 @@ func TestCapturedRecordRepeatFailureWritesNothing(t *testing.T) {
 		t.Errorf("golden directory after a failed record: %v %v", entries, err)
 	}
 }
+
+// A nil context passed to ReplayContext, CheckContext or RecordContext
+// stands for Options.Context (the background context when that is nil)
+// rather than panicking once the agent runs.
+func TestNilContextIsTheSuites(t *testing.T) {
+	s, opts := capturedSuite(t, map[string]string{
+		"nil-ctx": capturedFixture(`"PROMPT": "What is in go.mod?"`, ""),
+	})
+	if _, failed, err := s.RecordContext(nil, RecordOptions{}); err != nil {
+		t.Fatalf("RecordContext(nil) = %v %v", err, failed)
+	}
+	f := s.Fixture("nil-ctx")
+	if res := s.ReplayContext(nil, f); !res.Passed() {
+		t.Errorf("ReplayContext(nil) failed: %v", res.Failures)
+	}
+	if out, res := s.CheckContext(nil, f); out == nil || !res.Passed() {
+		t.Errorf("CheckContext(nil) = %v, %v", out, res.Failures)
+	}
+	// With Options.Context set, nil means that context: cancelled, it
+	// stops the agent and fails the scenario.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	opts.Context = ctx
+	s = mustLoad(t, opts)
+	if res := s.ReplayContext(nil, s.Fixture("nil-ctx")); res.Passed() {
+		t.Errorf("ReplayContext(nil) with a cancelled Options.Context passed")
+	}
+	if _, _, err := s.RecordContext(nil, RecordOptions{DryRun: true}); !errors.Is(err, context.Canceled) {
+		t.Errorf("RecordContext(nil) with a cancelled Options.Context = %v, want context.Canceled", err)
+	}
+}

@@ -113,9 +113,10 @@ func (s *Suite) Record(opts RecordOptions) ([]FileChange, []*Result, error) {
 	return s.RecordContext(s.context(), opts)
 }
 
-// RecordContext is [Suite.Record] with ctx in place of Options.Context.
+// RecordContext is [Suite.Record] with ctx in place of Options.Context; a
+// nil ctx means Options.Context.
 func (s *Suite) RecordContext(ctx context.Context, opts RecordOptions) ([]FileChange, []*Result, error) {
-	return s.record(ctx, opts, txnHooks{})
+	return s.record(s.orContext(ctx), opts, txnHooks{})
 }
 
 // record is [Suite.RecordContext] with the hooks of its transaction.
@@ -345,6 +346,16 @@ func (s *Suite) rollBackFirst(ctx context.Context, opts RecordOptions, h txnHook
 
 // context is the suite's Options.Context, or the background context.
 func (s *Suite) context() context.Context { return s.opts.context() }
+
+// orContext is ctx, or the suite's context when ctx is nil: a nil
+// context passed to a …Context method would panic only once an agent
+// ran, far from the call that passed it.
+func (s *Suite) orContext(ctx context.Context) context.Context {
+	if ctx == nil {
+		return s.context()
+	}
+	return ctx
+}
 
 // context is Options.Context, or the background context.
 func (o Options) context() context.Context {

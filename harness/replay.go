@@ -129,7 +129,7 @@ func (s *Suite) Replay(f *Fixture) *Result { return s.ReplayContext(s.context(),
 
 // ReplayContext is [Suite.Replay] with ctx bounding the agent runs of a
 // captured scenario: cancelling it stops the running agent and fails the
-// scenario.
+// scenario. A nil ctx means Options.Context.
 func (s *Suite) ReplayContext(ctx context.Context, f *Fixture) *Result {
 	if f == nil {
 		return noFixture()
@@ -156,7 +156,8 @@ func noFixture() *Result {
 func (s *Suite) Check(f *Fixture) (*Outputs, *Result) { return s.CheckContext(s.context(), f) }
 
 // CheckContext is [Suite.Check] with ctx bounding the agent runs of a
-// captured scenario, as for [Suite.ReplayContext].
+// captured scenario, as for [Suite.ReplayContext]; a nil ctx means
+// Options.Context.
 func (s *Suite) CheckContext(ctx context.Context, f *Fixture) (*Outputs, *Result) {
 	out, res := s.check(ctx, f)
 	if out != nil {
@@ -171,6 +172,7 @@ func (s *Suite) check(ctx context.Context, f *Fixture) (*Outputs, *Result) {
 	if f == nil {
 		return nil, noFixture()
 	}
+	ctx = s.orContext(ctx)
 	res := &Result{Fixture: f.Name, Seed: s.opts.Seed}
 	if f.Captured() {
 		return s.checkCaptured(ctx, f, res), res
