@@ -64,6 +64,13 @@ func (s *Session) Getenv(key string) string {
 
 // AgentFunc runs an in-process agent against a session, to its end. An
 // error fails the run (check agent), with its message.
+//
+// It is called concurrently: goldentest.Test runs each fixture in a
+// parallel subtest, and concurrent Replay and Check calls run their
+// agents at once, each with its own session. An agent that keeps global
+// state (package variables, a shared cache, os.Setenv or os.Chdir) must
+// guard it; settings are best read through [Session.Getenv], which is
+// per run.
 type AgentFunc func(ctx context.Context, s *Session) error
 
 // Exports returns the shell lines that point an agent at the session's

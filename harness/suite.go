@@ -128,6 +128,12 @@ func (o Options) shuffle() int {
 }
 
 // Suite is a loaded fixtures directory with its golden directory.
+//
+// Replay, Check, CompareGolden and their Context forms may be called
+// concurrently, on the same fixture or different ones: goldentest.Test
+// checks the fixtures in parallel subtests of one suite. Record (which
+// may reload the suite after rolling back an interrupted record) must not
+// run alongside any other call on the suite.
 type Suite struct {
 	opts    Options
 	all     []*Fixture // every fixture, by name
@@ -356,7 +362,9 @@ func (s *Suite) extended(name string) bool {
 // Seed returns the base seed of the permutation pass.
 func (s *Suite) Seed() uint64 { return s.opts.Seed }
 
-// Fixtures returns the fixtures Options.Run selects, by name.
+// Fixtures returns the fixtures Options.Run selects, by name. The slice
+// is the caller's, but the fixtures are the suite's own, which every later
+// replay, check and record reads: callers must not modify them.
 func (s *Suite) Fixtures() []*Fixture {
 	var out []*Fixture
 	for _, f := range s.all {
@@ -367,7 +375,8 @@ func (s *Suite) Fixtures() []*Fixture {
 	return out
 }
 
-// Fixture returns the fixture of that name, or nil.
+// Fixture returns the fixture of that name, or nil. It is the suite's own
+// fixture, not a copy: callers must not modify it.
 func (s *Suite) Fixture(name string) *Fixture { return s.byName[name] }
 
 // Findings returns the layout problems not tied to one fixture: golden logs
