@@ -26,6 +26,8 @@ func validName(name string) bool { return namePattern.MatchString(name) }
 // Fixture is one scenario, as read from fixtures/NAME.json with its
 // extends chain resolved.
 type Fixture struct {
+	// Name is the fixture's file name without .json (fixtures/NAME.json),
+	// never read from the JSON; the golden files are named after it.
 	Name        string       `json:"-"`
 	File        string       `json:"-"` // path it was read from
 	Description string       `json:"description"`
@@ -38,7 +40,11 @@ type Fixture struct {
 	Turns       []Turn       `json:"turns,omitempty"`
 	// Agent, Runs, Redact and Replies make a captured scenario (SPEC §6):
 	// a real agent run against a fake provider.
-	Agent      *AgentSpec     `json:"agent,omitempty"`
+	Agent *AgentSpec `json:"agent,omitempty"`
+	// Runs is the number of runs of the repeat pass, the first
+	// included, whose logs must be byte-identical: nil (no "runs")
+	// means DefaultRuns (4), 1 turns the pass off, and 0 or less fails
+	// the load. Options.Shuffle < 0 turns it off too.
 	Runs       *int           `json:"runs,omitempty"`
 	Redact     []Redaction    `json:"redact,omitempty"`
 	Replies    []Reply        `json:"replies,omitempty"`
@@ -152,8 +158,11 @@ type ListenerOp struct {
 // results of the tool calls they make. Resume starts a new loop instance on
 // the existing log before the turn.
 type Turn struct {
-	User        string                `json:"user"`
-	Replies     []Reply               `json:"replies,omitempty"`
+	User    string  `json:"user"`
+	Replies []Reply `json:"replies,omitempty"`
+	// ToolResults are the results of the tool calls of Replies, keyed by
+	// call id (ToolCall.ID), not tool name; an id that no reply of the
+	// turn calls fails the load.
 	ToolResults map[string]ToolResult `json:"toolResults,omitempty"`
 	Resume      bool                  `json:"resume,omitempty"`
 }

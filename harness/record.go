@@ -87,10 +87,11 @@ func (o RecordOptions) lockWait() time.Duration {
 var ErrLocked = errors.New("another record is writing to the golden directory")
 
 // Record runs the selected fixtures and writes their golden logs and pin
-// sidecars. Every selected fixture is run and checked (rebuild, uniformity
-// and permutation) before anything is written: a fixture that fails those
-// checks would record bytes that do not replay, so then nothing is written
-// and the failures are returned.
+// sidecars. Every selected fixture is run and checked as [Suite.Check]
+// does (rebuild, trace, uniformity and permutation; rebuild and repeat for
+// a captured scenario) before anything is written: a fixture that fails
+// those checks would record bytes that do not replay, so then nothing is
+// written and the failures are returned.
 //
 // The writing is one transaction (see [WriteFiles]) under an advisory
 // lock (flock) on the golden directory, taken before the old files are

@@ -149,7 +149,9 @@ func noFixture() *Result {
 }
 
 // Check runs f and performs every check that does not read its golden
-// files: the rebuild check, the uniformity guard and the permutation pass.
+// files: the rebuild check, the trace check, the uniformity guard and the
+// permutation pass of a reference fixture, or the rebuild check and the
+// repeat pass of a captured scenario.
 // It returns the outputs to compare or record; a nil f is a failure of
 // check invalid, with no outputs. It is [Suite.CheckContext] with
 // Options.Context.

@@ -29,7 +29,9 @@ type Options struct {
 	// Run selects fixtures by name; nil selects all.
 	Run *regexp.Regexp
 	// Shuffle is the number of permutation runs per fixture: 0 means
-	// DefaultShuffle, a negative number disables the pass.
+	// DefaultShuffle, a negative number disables the pass. A negative
+	// number also disables a captured scenario's repeat pass, whatever
+	// its runs: the agent runs once and Result.Runs is 1.
 	Shuffle int
 	// Seed seeds the permutation runs of every fixture; 0 picks one from
 	// the clock. Failures report it so the same orders can be replayed.
