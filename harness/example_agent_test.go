@@ -29,13 +29,20 @@ func ExampleOptions_agent() {
 	}
 	defer os.RemoveAll(dir)
 	fixtures, golden := filepath.Join(dir, "fixtures"), filepath.Join(dir, "golden")
-	os.Mkdir(fixtures, 0o755)
-	os.WriteFile(filepath.Join(fixtures, "hello.json"), []byte(`{
+	if err := os.Mkdir(fixtures, 0o755); err != nil {
+		fmt.Println(err)
+		return
+	}
+	err = os.WriteFile(filepath.Join(fixtures, "hello.json"), []byte(`{
   "description": "the agent says hello",
   "pin": true,
   "agent": {"env": {"PROMPT": "Say hello."}},
   "replies": [{"text": "Hello."}]
 }`), 0o644)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 
 	// The agent: one Anthropic Messages request. A real agent would use
 	// the official SDK: option.WithBaseURL(s.AnthropicBaseURL).
@@ -69,7 +76,11 @@ func ExampleOptions_agent() {
 	for _, c := range changes {
 		fmt.Println(c.Status, filepath.Base(c.File))
 	}
-	suite, _ = harness.Load(opts)
+	// Loaded again to read the golden files the record wrote.
+	if suite, err = harness.Load(opts); err != nil {
+		fmt.Println(err)
+		return
+	}
 	fmt.Println("replay passed:", suite.Replay(suite.Fixture("hello")).Passed())
 	// Output:
 	// created hello.golden
