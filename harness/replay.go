@@ -122,9 +122,11 @@ func (r *Result) Invalid() bool {
 }
 
 // Replay runs f and checks it against its golden files: rebuild, compare,
-// permute, and the guards. A nil f (what [Suite.Fixture] returns for a
-// name it does not have) is a failure of check invalid. It is
-// [Suite.ReplayContext] with Options.Context.
+// permute, and the guards. f must be one of the suite's own fixtures
+// ([Suite.Fixture], [Suite.Fixtures]): a nil f (what Fixture returns for a
+// name it does not have), or one built or decoded elsewhere, whose extends
+// and name no Load resolved and checked, is a failure of check invalid.
+// It is [Suite.ReplayContext] with Options.Context.
 func (s *Suite) Replay(f *Fixture) *Result { return s.ReplayContext(s.context(), f) }
 
 // ReplayContext is [Suite.Replay] with ctx bounding the agent runs of a
@@ -146,6 +148,16 @@ func (s *Suite) ReplayContext(ctx context.Context, f *Fixture) *Result {
 // noFixture is the result of replaying or checking no fixture.
 func noFixture() *Result {
 	return &Result{Failures: []Failure{{Check: CheckInvalid, Msg: "no fixture (Suite.Fixture returns nil for a name the suite does not have)"}}}
+}
+
+// foreign is the failure of a fixture this suite did not load (nil when
+// it did): one built or decoded elsewhere has neither its extends
+// resolved nor its name checked, so its golden files could lie anywhere.
+func (s *Suite) foreign(f *Fixture) *Failure {
+	if s.byName[f.Name] == f {
+		return nil
+	}
+	return &Failure{Check: CheckInvalid, File: f.File, Msg: fmt.Sprintf("fixture %q is not one this suite loaded: write it to the fixtures directory and take it from Suite.Fixture after Load", f.Name)}
 }
 
 // Check runs f and performs every check that does not read its golden
@@ -176,6 +188,10 @@ func (s *Suite) check(ctx context.Context, f *Fixture) (*Outputs, *Result) {
 	}
 	ctx = s.orContext(ctx)
 	res := &Result{Fixture: f.Name, Seed: s.opts.Seed}
+	if fail := s.foreign(f); fail != nil {
+		res.Failures = append(res.Failures, *fail)
+		return nil, res
+	}
 	if f.Captured() {
 		return s.checkCaptured(ctx, f, res), res
 	}
@@ -460,6 +476,9 @@ func eventHeader(line []byte) []byte {
 // CompareGolden compares a run's outputs with f's files in the golden
 // directory, and applies the guards on those files.
 func (s *Suite) CompareGolden(f *Fixture, out *Outputs) []Failure {
+	if fail := s.foreign(f); fail != nil {
+		return []Failure{*fail}
+	}
 	var fails []Failure
 	if want, fail := s.readGolden(f, s.goldenPath(f.Name)); fail != nil {
 		fails = append(fails, *fail)

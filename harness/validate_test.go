@@ -187,3 +187,25 @@ func TestDirectoryNamedAsAFixture(t *testing.T) {
 		t.Errorf("-run passing it over: %v", err)
 	}
 }
+
+// A fixture this suite did not load is refused, not run: its extends is
+// not resolved and its name not checked, so a name like "../escape"
+// would read a golden file outside the golden directory.
+func TestForeignFixtureRefused(t *testing.T) {
+	opts := copyBundled(t)
+	opts.Shuffle = -1
+	s := mustLoad(t, opts)
+	own := s.Fixture("late-registration")
+	for _, f := range []*Fixture{{Name: "../escape"}, {Name: own.Name, Extends: own.Extends, File: own.File}} {
+		res := s.Replay(f)
+		if len(res.Failures) != 1 || res.Failures[0].Check != CheckInvalid || !strings.Contains(res.Failures[0].Msg, "not one this suite loaded") {
+			t.Errorf("%q: %v", f.Name, res.Failures)
+		}
+		if fails := s.CompareGolden(f, &Outputs{}); len(fails) != 1 || fails[0].Check != CheckInvalid {
+			t.Errorf("CompareGolden %q: %v", f.Name, fails)
+		}
+	}
+	if res := s.Replay(own); !res.Passed() {
+		t.Errorf("the suite's own fixture: %v", res.Failures)
+	}
+}
