@@ -284,6 +284,16 @@ func (s *Suite) record(ctx context.Context, opts RecordOptions, h txnHooks) ([]F
 	if err := writeFiles(ctx, pending, s.opts.goldenDir(), h); err != nil {
 		return nil, nil, err
 	}
+	// The suite's view of the golden directory is the one the record
+	// left: a replay on the same suite must not find the orphans it
+	// pruned or the sidecars it removed.
+	s.orphans = nil
+	if err := s.scanGolden(); err != nil {
+		return nil, nil, err
+	}
+	if s.leftovers, _, err = findLeftovers(s.opts.goldenDir(), s.opts.fixturesDir()); err != nil {
+		return nil, nil, fmt.Errorf("golden: %w", err)
+	}
 	return changes, nil, nil
 }
 

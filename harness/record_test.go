@@ -188,3 +188,29 @@ func TestRecordGoldenParentMissing(t *testing.T) {
 		t.Errorf("Record = %v: errors.Is(err, fs.ErrNotExist) is false", err)
 	}
 }
+
+// A suite sees the golden directory its own Record left: after a record
+// that pruned an orphan and removed the sidecars of a fixture no longer
+// pinned, the same suite finds nothing and replays the fixture green.
+func TestSuiteAfterItsRecord(t *testing.T) {
+	opts := copyBundled(t)
+	opts.Shuffle = -1
+	path := filepath.Join(opts.Fixtures, "text-turn.json")
+	writeFile(t, path, strings.Replace(string(readFile(t, path)), `"pin": true`, `"pin": false`, 1))
+	if err := os.Remove(filepath.Join(opts.Fixtures, "shared-names.json")); err != nil {
+		t.Fatal(err)
+	}
+	s := mustLoad(t, opts)
+	if len(s.Findings()) == 0 {
+		t.Fatal("no orphan found before the record")
+	}
+	if _, failed, err := s.Record(RecordOptions{Prune: true}); err != nil {
+		t.Fatalf("record: %v %v", err, failed)
+	}
+	if f := s.Findings(); len(f) > 0 {
+		t.Errorf("findings after the record pruned them: %v", f)
+	}
+	if res := s.Replay(s.Fixture("text-turn")); !res.Passed() {
+		t.Errorf("replay on the suite that recorded it: %v", res.Failures)
+	}
+}
