@@ -36,7 +36,9 @@ type Ask struct {
 // AskOf is what a request to endpoint e, split into p, asks of its
 // response.
 func AskOf(e Endpoint, p *Parts) Ask {
-	a := Ask{Stream: p.Stream || e.Stream, Model: e.Model, Usage: p.Usage}
+	// Gemini streams by its endpoint alone: the API has no stream
+	// member (and refuses one), so a body's is no request to stream.
+	a := Ask{Stream: e.Stream || p.Stream && e.Format != Gemini, Model: e.Model, Usage: p.Usage}
 	if a.Model == "" {
 		a.Model = gjson.GetBytes(p.Config, "model").String()
 	}

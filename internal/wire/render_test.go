@@ -1102,3 +1102,33 @@ func TestWriteResponseResponsesEmptyReplyItem(t *testing.T) {
 		t.Error("the stream has no response.completed event")
 	}
 }
+
+// A Gemini body's "stream" member asks for nothing: Gemini streams by its
+// endpoint alone, as the real API does, while the other formats stream by
+// the member.
+func TestGeminiStreamsByEndpoint(t *testing.T) {
+	for _, c := range []struct {
+		url, body string
+		stream    bool
+	}{
+		{"/v1beta/models/g:generateContent", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"stream":true}`, false},
+		{"/v1beta/models/g:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`, true},
+		{"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true}`, true},
+	} {
+		u, err := url.Parse(c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, ok := RouteURL(u)
+		if !ok {
+			t.Fatalf("%s: not routed", c.url)
+		}
+		p, err := Split([]byte(c.body), e.Format)
+		if err != nil {
+			t.Fatalf("%s: %v", c.url, err)
+		}
+		if got := AskOf(e, p).Stream; got != c.stream {
+			t.Errorf("%s %s: stream %v, want %v", c.url, c.body, got, c.stream)
+		}
+	}
+}
