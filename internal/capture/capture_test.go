@@ -935,13 +935,19 @@ func TestSlowReaderHoldsUpNoOne(t *testing.T) {
 	body := `{"model":"m","stream":true,"messages":[{"role":"user","content":"a"}]}`
 	fmt.Fprintf(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	// The first request has its reply once the server numbered it; it
-	// is never read.
-	deadline := time.Now().Add(10 * time.Second)
-	for len(s.Requests()) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the first request was never taken")
+	// is never read. Requests takes the lock a reply written under it
+	// would hold: waited for aside, so that the test fails in time.
+	taken := make(chan struct{})
+	go func() {
+		for len(s.Requests()) == 0 {
+			time.Sleep(5 * time.Millisecond)
 		}
-		time.Sleep(5 * time.Millisecond)
+		close(taken)
+	}()
+	select {
+	case <-taken:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first request was not taken within 10s, or its reply holds the lock")
 	}
 	done := make(chan string, 1)
 	go func() {
