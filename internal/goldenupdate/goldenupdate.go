@@ -11,14 +11,29 @@ import (
 )
 
 // On reports whether this run records golden files: GOLDIE_UPDATE=1 (or
-// true), or goldie's -update flag when the binary registered it.
-func On() bool {
-	if fl := flag.Lookup("update"); fl != nil {
-		if on, _ := strconv.ParseBool(fl.Value.String()); on {
+// true), or goldie's -update flag when the binary registered it. As in
+// goldie, a flag given on the command line wins over the variable:
+// GOLDIE_UPDATE=1 go test -update=false records nothing.
+func On() bool { return on(flag.CommandLine, os.Getenv) }
+
+// on is On for the flags of fs and the environment of getenv.
+func on(fs *flag.FlagSet, getenv func(string) string) bool {
+	given, explicit := false, false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "update" {
+			explicit = true
+			given, _ = strconv.ParseBool(f.Value.String())
+		}
+	})
+	if explicit {
+		return given
+	}
+	if fl := fs.Lookup("update"); fl != nil {
+		if v, _ := strconv.ParseBool(fl.Value.String()); v {
 			return true
 		}
 	}
-	switch strings.ToLower(os.Getenv("GOLDIE_UPDATE")) {
+	switch strings.ToLower(getenv("GOLDIE_UPDATE")) {
 	case "1", "true", "t":
 		return true
 	}

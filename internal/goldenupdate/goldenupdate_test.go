@@ -1,6 +1,9 @@
 package goldenupdate
 
-import "testing"
+import (
+	"flag"
+	"testing"
+)
 
 func TestOn(t *testing.T) {
 	for v, want := range map[string]bool{
@@ -22,6 +25,30 @@ func TestInCI(t *testing.T) {
 		t.Setenv("CI", v)
 		if got := InCI(); got != want {
 			t.Errorf("CI=%q: InCI() = %v, want %v", v, got, want)
+		}
+	}
+}
+
+// An -update flag given on the command line wins over GOLDIE_UPDATE, as
+// in goldie; one not given leaves the variable to decide.
+func TestFlagWinsOverEnv(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  string
+		want bool
+	}{
+		{[]string{"-update=false"}, "1", false},
+		{[]string{"-update"}, "", true},
+		{nil, "1", true},
+		{nil, "", false},
+	} {
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		fs.Bool("update", false, "")
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		if got := on(fs, func(string) string { return c.env }); got != c.want {
+			t.Errorf("%v with GOLDIE_UPDATE=%q: %v, want %v", c.args, c.env, got, c.want)
 		}
 	}
 }
