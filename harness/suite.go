@@ -179,6 +179,11 @@ const (
 	// left in the golden or fixtures directory; the next record rolls
 	// back what the journal says and removes them.
 	Leftover FindingKind = "leftover"
+	// Sidecar is a sidecar beside a fixture that is not pinned and that
+	// no replay here runs: an in-process scenario the suite skips (see
+	// [Suite.Skips]). A fixture that runs reports its own as a guard
+	// failure of its result.
+	Sidecar FindingKind = "sidecar"
 )
 
 // String formats the finding as FILE: message.
@@ -390,8 +395,31 @@ func (s *Suite) Fixture(name string) *Fixture { return s.byName[name] }
 // finding comes first and says how many files are new (naming them) and
 // how many old, which the next record restores. Replay reports each as a
 // guard failure. With Options.Run, only the selected fixtures' files are
-// considered orphans.
-func (s *Suite) Findings() []Finding { return slices.Concat(s.orphans, s.leftovers) }
+// considered orphans. The sidecars beside a selected fixture that is not
+// pinned and that the suite skips ([Sidecar]) come after the orphans: a
+// fixture that runs reports its own, and one that is skipped must not
+// hide them.
+func (s *Suite) Findings() []Finding {
+	return slices.Concat(s.orphans, s.skippedSidecars(), s.leftovers)
+}
+
+// skippedSidecars returns the [Sidecar] findings: the sidecars beside the
+// selected fixtures that are not pinned and that the suite skips.
+func (s *Suite) skippedSidecars() []Finding {
+	var out []Finding
+	for _, f := range s.Fixtures() {
+		if f.Pin || !s.Skips(f) {
+			continue
+		}
+		for _, file := range []string{s.systemPath(f.Name), s.toolsPath(f.Name)} {
+			if s.goldenFiles[filepath.Base(file)] {
+				out = append(out, Finding{Kind: Sidecar, File: file,
+					Msg: fmt.Sprintf("sidecar beside %s, which is not pinned and whose in-process agent runs from go test: only \"pin\": true fixtures own sidecars; delete it, or pin %s", f.Name, f.Name)})
+			}
+		}
+	}
+	return out
+}
 
 // GoldenPath returns the path of the fixture's golden log.
 func (s *Suite) GoldenPath(name string) string { return s.goldenPath(name) }

@@ -418,6 +418,40 @@ func TestInProcessScenariosAreSkipped(t *testing.T) {
 	}
 }
 
+// TestSkippedScenarioSidecars: a sidecar beside an in-process scenario
+// that is not pinned fails the replay that skips the scenario, as it fails
+// record -check, instead of passing unseen until go test runs it.
+func TestSkippedScenarioSidecars(t *testing.T) {
+	fx, gd := copyBundled(t)
+	inproc := `{"description": "an agent that only go test can call", "agent": {"env": {"PROMPT": "x"}}, "replies": [{"text": "a"}]}`
+	if err := os.WriteFile(filepath.Join(fx, "inproc.json"), []byte(inproc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sidecar := filepath.Join(gd, "inproc.tools.json")
+	if err := os.WriteFile(sidecar, []byte("[]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := replay(t, nil, false, "-fixtures", fx, "-golden", gd, "-shuffle", "0", "-run", "^(inproc|text-turn)$")
+	if r.code != exitMismatch {
+		t.Fatalf("exit %d, want %d\n%s%s", r.code, exitMismatch, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "FAIL "+sidecar+": sidecar beside inproc, which is not pinned") {
+		t.Errorf("no finding for %s:\n%s", sidecar, r.stdout)
+	}
+	if got := lastLine(r.stdout); got != "1 passed, 1 failed" {
+		t.Errorf("summary %q:\n%s", got, r.stdout)
+	}
+	// A pinned scenario's sidecars are its own: nothing to report.
+	pinned := strings.Replace(inproc, `{"description"`, `{"pin": true, "description"`, 1)
+	if err := os.WriteFile(filepath.Join(fx, "inproc.json"), []byte(pinned), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = replay(t, nil, false, "-fixtures", fx, "-golden", gd, "-shuffle", "0", "-run", "^(inproc|text-turn)$")
+	if r.code != exitOK || lastLine(r.stdout) != "1 passed, 0 failed" {
+		t.Errorf("pinned: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
 // TestSidecarReorderIsNamed: two tools swapped in a pin's tools sidecar
 // fail as a sidecar line, and the report classifies the header's drift as
 // replay diff does: a reorder, naming the tool that moved.
