@@ -165,7 +165,8 @@ func (s *Suite) foreign(f *Fixture) *Failure {
 // permutation pass of a reference fixture, or the rebuild check and the
 // repeat pass of a captured scenario.
 // It returns the outputs to compare or record; a nil f is a failure of
-// check invalid, with no outputs. It is [Suite.CheckContext] with
+// check invalid, with no outputs, and a run that fails leaves none either
+// (its result says why). It is [Suite.CheckContext] with
 // Options.Context.
 func (s *Suite) Check(f *Fixture) (*Outputs, *Result) { return s.CheckContext(s.context(), f) }
 
@@ -474,10 +475,18 @@ func eventHeader(line []byte) []byte {
 }
 
 // CompareGolden compares a run's outputs with f's files in the golden
-// directory, and applies the guards on those files.
+// directory, and applies the guards on those files. Nil outputs, which
+// [Suite.Check] returns for a run that failed, are a failure of check
+// invalid: there is nothing to compare.
 func (s *Suite) CompareGolden(f *Fixture, out *Outputs) []Failure {
+	if f == nil {
+		return noFixture().Failures
+	}
 	if fail := s.foreign(f); fail != nil {
 		return []Failure{*fail}
+	}
+	if out == nil {
+		return []Failure{{Check: CheckInvalid, File: f.File, Msg: fmt.Sprintf("no outputs of %s to compare: Check returns none when the run fails, and its result says why", f.Name)}}
 	}
 	var fails []Failure
 	if want, fail := s.readGolden(f, s.goldenPath(f.Name)); fail != nil {

@@ -209,3 +209,27 @@ func TestForeignFixtureRefused(t *testing.T) {
 		t.Errorf("the suite's own fixture: %v", res.Failures)
 	}
 }
+
+// CompareGolden on what Check returns for a run that failed (no outputs),
+// or on a nil fixture, is a failure of check invalid, not a panic.
+func TestCompareGoldenWithoutOutputs(t *testing.T) {
+	opts := copyBundled(t)
+	opts.Shuffle = -1
+	inproc := `{"description": "an in-process agent, and no Options.Agent", "agent": {"env": {}}, "replies": [{"text": "a"}]}`
+	if err := os.WriteFile(filepath.Join(opts.Fixtures, "inproc.json"), []byte(inproc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := mustLoad(t, opts)
+	f := s.Fixture("inproc")
+	out, res := s.Check(f)
+	if out != nil || res.Passed() {
+		t.Fatalf("Check of a run that cannot start: outputs %v, %v", out, res.Failures)
+	}
+	fails := s.CompareGolden(f, out)
+	if len(fails) != 1 || fails[0].Check != CheckInvalid || !strings.Contains(fails[0].Msg, "no outputs of inproc") {
+		t.Errorf("CompareGolden of no outputs: %v", fails)
+	}
+	if fails := s.CompareGolden(nil, nil); len(fails) != 1 || fails[0].Check != CheckInvalid {
+		t.Errorf("CompareGolden of a nil fixture: %v", fails)
+	}
+}
