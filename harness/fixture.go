@@ -126,7 +126,7 @@ type Tool struct {
 type Plugin struct {
 	Name       string   `json:"name"`
 	RegisterAt *StepRef `json:"registerAt,omitempty"`
-	Tools      []Tool   `json:"tools"`
+	Tools      []Tool   `json:"tools,omitempty"`
 }
 
 // StepRef names a step of a turn, both counted from 1.

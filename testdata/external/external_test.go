@@ -36,6 +36,9 @@ func fixture() harness.Fixture {
 			{Name: "sh", RegisterAt: &harness.StepRef{Turn: 1, Step: 2}, Tools: []harness.Tool{
 				{Name: "shell", Description: "Run a command.", Parameters: json.RawMessage(`{"type":"object"}`), DependsOn: []string{"list_dir"}},
 			}},
+			// A plugin that registers no tools: its nil Tools must
+			// marshal to what Load accepts (no member, not null).
+			{Name: "none"},
 		},
 		Listeners: []harness.ListenerOp{
 			{Op: "addTool", Schema: &harness.Tool{Name: "ask_user", Description: "Ask the user.", Parameters: json.RawMessage(`{"type":"object"}`)}},
