@@ -395,7 +395,7 @@ func (p *Parts) member(f Format, src []byte, kStart, kEnd, vs, vEnd int, seen ma
 		if key == "stream" && string(src[vs:vEnd]) == "true" {
 			p.Stream = true
 		}
-		if f == OpenAIChat && key == "stream_options" && gjson.Get(canon.View(src[vs:vEnd]), "include_usage").Type == gjson.True {
+		if f == OpenAIChat && key == "stream_options" && lastMember(gjson.Parse(canon.View(src[vs:vEnd])), "include_usage").Type == gjson.True {
 			p.Usage = true
 		}
 		if f == OpenAIChat && key == "messages" && src[vs] == '[' {
@@ -415,7 +415,7 @@ func (p *Parts) member(f Format, src []byte, kStart, kEnd, vs, vEnd int, seen ma
 func leadingSystem(msgs gjson.Result) (first, last int) {
 	first, last = -1, -1
 	msgs.ForEach(func(_, m gjson.Result) bool {
-		r := m.Get("role").String()
+		r := lastMember(m, "role").String()
 		if !m.IsObject() || (r != "system" && r != "developer") {
 			return false
 		}
@@ -426,6 +426,23 @@ func leadingSystem(msgs gjson.Result) (first, last int) {
 		return true
 	})
 	return first, last
+}
+
+// lastMember returns the value of key in the object v as JSON.parse and the
+// provider read it: of members written more than once, the last (gjson's
+// Get takes the first). It is the zero Result when v is not an object or
+// has no such member.
+func lastMember(v gjson.Result, key string) gjson.Result {
+	var found gjson.Result
+	if v.IsObject() {
+		v.ForEach(func(k, val gjson.Result) bool {
+			if k.Str == key {
+				found = val
+			}
+			return true
+		})
+	}
+	return found
 }
 
 // Rebuild gives back the body that [Split] split into p.

@@ -102,6 +102,13 @@ func TestSplitParts(t *testing.T) {
 			`{"model":"m","messages":[{"role":"system","content":"s"},{"role":"developer","content":"d"},{"role":"user","content":"u"},{"role":"system","content":"late"}],"tools":[]}`,
 			`{"model":"m"}`, `[{"role":"system","content":"s"},{"role":"developer","content":"d"}]`, `[]`,
 			`{"model":"<<config>>","messages":["<<system>>",{"role":"user","content":"u"},{"role":"system","content":"late"}],"tools":"<<tools>>"}`},
+		// A key written twice counts with its last value, as JSON.parse
+		// and the provider read it: the first message here is a system
+		// message, the second one a user message.
+		{"openai chat duplicate role", OpenAIChat,
+			`{"model":"m","messages":[{"role":"user","role":"system","content":"s"},{"role":"system","role":"user","content":"u"}]}`,
+			`{"model":"m"}`, `[{"role":"user","role":"system","content":"s"}]`, ``,
+			`{"model":"<<config>>","messages":["<<system>>",{"role":"system","role":"user","content":"u"}]}`},
 		{"openai chat without system", OpenAIChat,
 			`{"messages":[{"role":"user","content":"u"}],"model":"m"}`,
 			`{"model":"m"}`, ``, ``,
@@ -391,6 +398,8 @@ func TestSplitStreamFlags(t *testing.T) {
 		{OpenAIChat, `{"model":"m","messages":[],"stream":true,"stream_options":{"include_usage":true}}`, true, true},
 		{OpenAIChat, `{"model":"m","messages":[],"stream":true,"stream_options":{"include_usage":false}}`, true, false},
 		{OpenAIChat, `{"model":"m","messages":[],"stream":false,"stream_options":{}}`, false, false},
+		{OpenAIChat, `{"model":"m","messages":[],"stream":true,"stream_options":{"include_usage":false,"include_usage":true}}`, true, true},
+		{OpenAIChat, `{"model":"m","messages":[],"stream":true,"stream_options":{"include_usage":true,"include_usage":false}}`, true, false},
 	}
 	for _, c := range cases {
 		p, err := Split([]byte(c.body), c.f)
