@@ -251,8 +251,7 @@ func isLeadingSystem(body []byte, path string) bool {
 	idx, _, _ := strings.Cut(strings.TrimPrefix(path, "system."), ".")
 	lead := 0
 	gjson.GetBytes(body, "messages").ForEach(func(_, m gjson.Result) bool {
-		r := m.Get("role").String()
-		if r != "system" && r != "developer" {
+		if !wire.SystemMessage(m) {
 			return false
 		}
 		lead++

@@ -102,6 +102,9 @@ func TestPathRulesOpenAIChatSystemPart(t *testing.T) {
 		{devSys, "system.2.content", devSys, 0},
 		{sysUsr, "system.1.content", sysUsr, 0},
 		{sysUsr, "system", sysUsr, 0},
+		// A role written twice is the last one, as the provider reads it.
+		{`{"messages":[{"role":"user","role":"system","content":"s"}]}`, "system.0.content", `{"messages":[{"role":"user","role":"system","content":"X"}]}`, 1},
+		{`{"messages":[{"role":"system","role":"user","content":"u"}]}`, "system.0.content", `{"messages":[{"role":"system","role":"user","content":"u"}]}`, 0},
 	}
 	for _, c := range cases {
 		hits := make([]int, 1)

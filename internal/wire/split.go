@@ -415,8 +415,7 @@ func (p *Parts) member(f Format, src []byte, kStart, kEnd, vs, vEnd int, seen ma
 func leadingSystem(msgs gjson.Result) (first, last int) {
 	first, last = -1, -1
 	msgs.ForEach(func(_, m gjson.Result) bool {
-		r := lastMember(m, "role").String()
-		if !m.IsObject() || (r != "system" && r != "developer") {
+		if !SystemMessage(m) {
 			return false
 		}
 		if first < 0 {
@@ -426,6 +425,15 @@ func leadingSystem(msgs gjson.Result) (first, last int) {
 		return true
 	})
 	return first, last
+}
+
+// SystemMessage reports whether m, a message of an OpenAI Chat messages
+// array, is a system or developer message: the messages of that role at
+// the head of the array make the header's system part. A role written
+// twice counts with its last value, as the provider reads it.
+func SystemMessage(m gjson.Result) bool {
+	r := lastMember(m, "role").String()
+	return r == "system" || r == "developer"
 }
 
 // lastMember returns the value of key in the object v as JSON.parse and the
