@@ -51,8 +51,14 @@ type Duration time.Duration
 // String formats the duration as time.Duration does, "1m0s".
 func (d Duration) String() string { return time.Duration(d).String() }
 
-// UnmarshalJSON reads a duration string.
+// UnmarshalJSON reads a duration string; null leaves d as it is, as
+// encoding/json does for its own types. A negative duration is an error,
+// and "0s" is the zero value that MarshalJSON writes (a fixture's timeout
+// must be more than 0: Load says so at its position).
 func (d *Duration) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf(`a duration is a string such as "60s"`)
@@ -61,8 +67,8 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return fmt.Errorf("duration %q: %w", s, err)
 	}
-	if v <= 0 {
-		return fmt.Errorf("duration %q: want more than 0", s)
+	if v < 0 {
+		return fmt.Errorf("duration %q: want 0 or more", s)
 	}
 	*d = Duration(v)
 	return nil

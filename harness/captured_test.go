@@ -908,3 +908,35 @@ func TestNilContextIsTheSuites(t *testing.T) {
 		t.Errorf("RecordContext(nil) with a cancelled Options.Context = %v, want context.Canceled", err)
 	}
 }
+
+// Duration's JSON round-trips every value MarshalJSON writes, the zero
+// value included, and null leaves it as it is; a fixture's timeout must
+// still be more than 0, refused at its position by Load.
+func TestDurationJSON(t *testing.T) {
+	for _, d := range []Duration{0, Duration(90 * time.Second), Duration(1500 * time.Millisecond)} {
+		b, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Duration
+		if err := json.Unmarshal(b, &got); err != nil || got != d {
+			t.Errorf("%s: round trip %s = %v, %v", d, b, got, err)
+		}
+	}
+	kept := Duration(time.Minute)
+	if err := json.Unmarshal([]byte(`null`), &kept); err != nil || kept != Duration(time.Minute) {
+		t.Errorf("null: %v, %v", kept, err)
+	}
+	for _, bad := range []string{`"-1s"`, `"soon"`, `5`} {
+		var d Duration
+		if err := json.Unmarshal([]byte(bad), &d); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "zero.json"), `{"description": "d", "agent": {"exec": ["true"], "timeout": "0s"}, "replies": [{"text": "a"}]}`)
+	_, err := Load(Options{Fixtures: dir, Golden: filepath.Join(dir, "golden")})
+	if err == nil || !strings.Contains(err.Error(), `zero.json:1:61: agent.timeout: duration "0s": want more than 0`) {
+		t.Errorf("a fixture's zero timeout: %v", err)
+	}
+}
