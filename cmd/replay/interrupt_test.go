@@ -106,6 +106,9 @@ func TestInterruptStopsReplay(t *testing.T) {
 			if s := gjson.Parse(strings.TrimSpace(stdout.String())); s.Get("interrupted").String() != "a-slow" || s.Get("failed").Int() != 0 {
 				t.Errorf("summary %s", stdout.String())
 			}
+		} else if out := stdout.String(); !strings.HasSuffix(out, "interrupted at a-slow: neither it nor the fixtures after it count\n0 passed, 0 failed\n") {
+			// The output ends with the counts (SPEC §4), an interrupt too.
+			t.Errorf("%v: text output does not end with the counts:\n%s", c.sig, out)
 		}
 		// replay reaped its agent before exiting: the pid is gone.
 		if err := syscall.Kill(pid, 0); err == nil {

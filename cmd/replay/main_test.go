@@ -564,4 +564,12 @@ func TestInterruptBeforeAnyFixture(t *testing.T) {
 	if s := gjson.Parse(strings.TrimSpace(out.String())); !s.Get("summary").Bool() || s.Get("interrupted").String() == "" {
 		t.Errorf("summary %s", out.String())
 	}
+	// The text output ends with the counts too (SPEC §4), after saying why.
+	out.Reset()
+	errb.Reset()
+	code = run(bundled(t), env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
+		getenv: func(string) string { return "" }, parent: ctx})
+	if code != 130 || out.String() != "interrupted while loading the fixtures\n0 passed, 0 failed\n" {
+		t.Errorf("text: exit %d\n%s%s", code, out.String(), errb.String())
+	}
 }

@@ -269,6 +269,10 @@ type summaryReport struct {
 	Interrupted string `json:"interrupted,omitempty"`
 }
 
+// interruptedLoading is summaryReport.Interrupted for a signal that came
+// before any fixture ran.
+const interruptedLoading = "(loading)"
+
 func runReplay(args []string, e env) int {
 	rf, code := parseReplayFlags(args, e)
 	if rf == nil {
@@ -290,9 +294,7 @@ func runReplay(args []string, e env) int {
 	suite, err := harness.Load(rf.opts)
 	if code, ok := cliflags.InterruptedStatus(ctx, cmp.Or(err, ctx.Err())); ok {
 		fmt.Fprintf(e.stderr, "replay: interrupted (%v) before any fixture was replayed\n", context.Cause(ctx))
-		if rf.json {
-			newPrinter(e, rf).summary(summaryReport{Summary: true, Seed: rf.opts.Seed, Findings: []string{}, Interrupted: "(loading)"})
-		}
+		newPrinter(e, rf).summary(summaryReport{Summary: true, Seed: rf.opts.Seed, Findings: []string{}, Interrupted: interruptedLoading})
 		return code
 	}
 	if err != nil {
@@ -347,10 +349,8 @@ func runReplay(args []string, e env) int {
 			// What the run says now is about the interrupt, not the
 			// fixture: report neither it nor the fixtures not reached,
 			// and exit as the signal would have.
-			if rf.json {
-				out.summary(summaryReport{Summary: true, Passed: passed, Failed: failed, Invalid: invalid, Skipped: skipped, Seed: suite.Seed(),
-					Findings: []string{}, Interrupted: f.Name})
-			}
+			out.summary(summaryReport{Summary: true, Passed: passed, Failed: failed, Invalid: invalid, Skipped: skipped, Seed: suite.Seed(),
+				Findings: []string{}, Interrupted: f.Name})
 			fmt.Fprintf(e.stderr, "replay: interrupted (%v) at %s; neither it nor the fixtures after it count\n", context.Cause(ctx), f.Name)
 			return code
 		}
@@ -533,6 +533,13 @@ func (p *printer) summary(s summaryReport) {
 	}
 	if s.Skipped > 0 {
 		notes = append(notes, fmt.Sprintf("%d skipped (in-process agents run from go test)", s.Skipped))
+	}
+	switch s.Interrupted {
+	case "":
+	case interruptedLoading:
+		notes = append(notes, "interrupted while loading the fixtures")
+	default:
+		notes = append(notes, fmt.Sprintf("interrupted at %s: neither it nor the fixtures after it count", s.Interrupted))
 	}
 	if len(notes) > 0 {
 		fmt.Fprintln(p.e.stdout, strings.Join(notes, "; "))
