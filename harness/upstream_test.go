@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -35,7 +36,7 @@ type upstream struct {
 	mu    sync.Mutex
 	sent  [][]byte // response bodies, in order
 	keys  []string // the key of each request
-	fault string   // "status", "drop" or ""
+	fault string   // "status", "drop", "cut" or ""
 }
 
 func startUpstream(t *testing.T, fault string) *upstream {
@@ -89,6 +90,16 @@ func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	tw := &tee{ResponseWriter: w}
 	stream := e.Stream || gjson.GetBytes(body, "stream").Bool()
+	if u.fault == "cut" {
+		// The stream stops before its last event, and the connection
+		// ends cleanly, as a proxy that gave up on it may end it.
+		rec := httptest.NewRecorder()
+		wire.WriteResponse(rec, e, wire.Ask{Stream: stream, Model: "real-model"}, 100+n, reply)
+		b := rec.Body.Bytes()
+		maps.Copy(w.Header(), rec.Header())
+		w.Write(b[:bytes.LastIndex(b[:len(b)-2], []byte("\n\n"))+2])
+		return
+	}
 	wire.WriteResponse(tw, e, wire.Ask{Stream: stream, Model: "real-model"}, 100+n, reply)
 	u.mu.Lock()
 	u.sent = append(u.sent, tw.buf.Bytes())
@@ -278,6 +289,9 @@ func TestRecordFromUpstreamFailuresWriteNothing(t *testing.T) {
 		"HTTP error":  {fault: "status", env: `"FORMAT": "anthropic"`, want: "answered HTTP 429: rate limited: slow down"},
 		"wrong key":   {env: `"FORMAT": "anthropic", "ANTHROPIC_API_KEY": "sk-wrong"`, want: "answered HTTP 401: invalid x-api-key"},
 		"dropped":     {fault: "drop", env: `"FORMAT": "anthropic", "STREAM": "1"`, want: "the upstream response broke off"},
+		"cut cleanly": {fault: "cut", env: `"FORMAT": "anthropic", "STREAM": "1"`, want: "anthropic stream ended without message_stop"},
+		"cut chat":    {fault: "cut", env: `"FORMAT": "openai-chat", "STREAM": "1"`, want: "openai chat stream ended without data: [DONE]"},
+		"cut gemini":  {fault: "cut", env: `"FORMAT": "gemini", "STREAM": "1"`, want: "gemini stream ended without a chunk giving a finishReason"},
 		"interrupted": {env: `"FORMAT": "anthropic", "BLOCK": "1"`, cancel: true, want: "context canceled"},
 		"no upstream": {env: `"FORMAT": "openai-chat"`, want: "did not answer"},
 	}

@@ -18,11 +18,11 @@ import (
 func ParseResponse(f Format, contentType string, body []byte) (Reply, error) {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	if mt == "text/event-stream" {
-		events, err := sseData(body)
+		events, done, err := sseData(body)
 		if err != nil {
 			return Reply{}, err
 		}
-		return parseStream(f, events)
+		return parseStream(f, events, done)
 	}
 	if !gjson.ValidBytes(body) {
 		return Reply{}, fmt.Errorf("%s response is not JSON", f)
@@ -42,14 +42,15 @@ func ParseResponse(f Format, contentType string, body []byte) (Reply, error) {
 
 // sseData returns the data of each event of a stream, in order; an event
 // with several data: lines joins them with a newline, as the standard
-// says. OpenAI's closing [DONE] is left out.
-func sseData(body []byte) ([]string, error) {
-	var out []string
+// says. OpenAI's closing [DONE] is left out, and done says whether it came.
+func sseData(body []byte) (out []string, done bool, err error) {
 	var data []string
 	flush := func() {
 		if len(data) > 0 {
 			if d := strings.Join(data, "\n"); d != "[DONE]" {
 				out = append(out, d)
+			} else {
+				done = true
 			}
 			data = nil
 		}
@@ -65,10 +66,10 @@ func sseData(body []byte) ([]string, error) {
 	flush()
 	for i, d := range out {
 		if !gjson.Valid(d) {
-			return nil, fmt.Errorf("event %d of the stream is not JSON: %.80s", i+1, d)
+			return nil, false, fmt.Errorf("event %d of the stream is not JSON: %.80s", i+1, d)
 		}
 	}
-	return out, nil
+	return out, done, nil
 }
 
 // args returns an OpenAI argument string's text as raw JSON when it is
@@ -146,7 +147,13 @@ func rawOf(v gjson.Result) []byte {
 	return []byte(v.Raw)
 }
 
-func parseStream(f Format, events []string) (Reply, error) {
+// parseStream reads the reply a stream of format f carries. A stream
+// must end as the API ends one (Anthropic's message_stop, OpenAI Chat's
+// [DONE], which done says came, Responses' response.completed, a Gemini
+// chunk with a finish reason or a blocked prompt's feedback): one that
+// stops before is a stream that broke off, though its connection closed
+// cleanly, and its reply is not the one the model gave.
+func parseStream(f Format, events []string, done bool) (Reply, error) {
 	var rep Reply
 	switch f {
 	case Anthropic:
@@ -157,6 +164,7 @@ func parseStream(f Format, events []string) (Reply, error) {
 		}
 		blocks := map[int64]*block{}
 		var order []int64
+		stopped := false
 		for _, e := range events {
 			ev := gjson.Parse(e)
 			idx := ev.Get("index").Int()
@@ -187,11 +195,19 @@ func parseStream(f Format, events []string) (Reply, error) {
 				}
 			case "error":
 				return rep, fmt.Errorf("anthropic stream error: %s", ev.Get("error.message").String())
+			case "message_stop":
+				stopped = true
 			}
+		}
+		if !stopped {
+			return rep, fmt.Errorf("anthropic stream ended without message_stop: it broke off after %d events", len(events))
 		}
 		for _, idx := range order {
 			if b := blocks[idx]; b.call != nil {
 				if b.args.Len() > 0 {
+					if !gjson.Valid(b.args.String()) {
+						return rep, fmt.Errorf("anthropic stream: the input of tool call %q is not JSON: %.80s", b.call.ID, b.args.String())
+					}
 					b.call.Arguments = bytes.Clone(b.args.Bytes())
 				}
 				rep.ToolCalls = append(rep.ToolCalls, *b.call)
@@ -205,6 +221,9 @@ func parseStream(f Format, events []string) (Reply, error) {
 		calls := map[int64]*call{}
 		var order []int64
 		for _, e := range events {
+			if m := gjson.Get(e, "error"); m.Exists() {
+				return rep, fmt.Errorf("openai chat stream error: %s", firstOf(m.Get("message").String(), m.Raw))
+			}
 			d := gjson.Get(e, "choices.0.delta")
 			rep.Text += d.Get("content").String()
 			d.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
@@ -225,6 +244,9 @@ func parseStream(f Format, events []string) (Reply, error) {
 				return true
 			})
 		}
+		if !done {
+			return rep, fmt.Errorf("openai chat stream ended without data: [DONE]: it broke off after %d events", len(events))
+		}
 		for _, i := range order {
 			c := calls[i]
 			rep.ToolCalls = append(rep.ToolCalls, ToolCall{ID: c.id, Name: c.name, Arguments: args(c.args.String())})
@@ -241,8 +263,19 @@ func parseStream(f Format, events []string) (Reply, error) {
 		}
 		return rep, fmt.Errorf("responses stream ended without response.completed")
 	case Gemini:
+		finished := false
 		for _, e := range events {
-			geminiParts(gjson.Parse(e), &rep)
+			ev := gjson.Parse(e)
+			if m := ev.Get("error"); m.Exists() {
+				return rep, fmt.Errorf("gemini stream error: %s", firstOf(m.Get("message").String(), m.Raw))
+			}
+			if ev.Get("candidates.0.finishReason").String() != "" || ev.Get("promptFeedback.blockReason").String() != "" {
+				finished = true
+			}
+			geminiParts(ev, &rep)
+		}
+		if !finished {
+			return rep, fmt.Errorf("gemini stream ended without a chunk giving a finishReason: it broke off after %d events", len(events))
 		}
 	default:
 		return rep, fmt.Errorf("unknown format %q", f)

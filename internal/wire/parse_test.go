@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -62,5 +63,60 @@ func TestParseResponseErrors(t *testing.T) {
 	r, err := ParseResponse(OpenAIChat, "application/json", []byte(`{"choices":[{"message":{"tool_calls":[{"id":"x","function":{"name":"f","arguments":"not json"}}]}}]}`))
 	if err != nil || string(r.ToolCalls[0].Arguments) != `"not json"` {
 		t.Errorf("got %+v, %v", r, err)
+	}
+}
+
+// A stream that stops before the event that ends it is one that broke
+// off, though its connection closed cleanly: every prefix of a rendered
+// stream that ends at an event boundary, short of the whole, is refused,
+// in every streamed format.
+func TestParseResponseRefusesACutStream(t *testing.T) {
+	r := Reply{Text: "Looking.", ToolCalls: []ToolCall{{ID: "c1", Name: "grep", Arguments: []byte(`{"q":"x"}`)}, {ID: "c2", Name: "ls", Arguments: []byte(`{}`)}}}
+	for _, f := range Formats {
+		e := Endpoint{Format: f, Model: "m", Stream: f == Gemini}
+		w := httptest.NewRecorder()
+		if err := WriteResponse(w, e, Ask{Stream: true, Model: "m"}, 3, r); err != nil {
+			t.Fatal(err)
+		}
+		ct, body := w.Header().Get("Content-Type"), w.Body.Bytes()
+		if _, err := ParseResponse(f, ct, body); err != nil {
+			t.Fatalf("%s: the whole stream: %v", f, err)
+		}
+		cuts := 0
+		for i := 0; i+2 < len(body); i++ {
+			if body[i] != '\n' || body[i+1] != '\n' {
+				continue
+			}
+			cuts++
+			if got, err := ParseResponse(f, ct, body[:i+2]); err == nil {
+				t.Errorf("%s: the stream cut after %d bytes (of %d) read as %+v", f, i+2, len(body), got)
+			}
+		}
+		if cuts < 2 {
+			t.Errorf("%s: %d event boundaries in\n%s", f, cuts, body)
+		}
+	}
+}
+
+// A stream that ends as the API ends one but carries a tool call whose
+// input is not JSON, or an error event, is refused by name.
+func TestParseResponseStreamErrors(t *testing.T) {
+	cases := []struct {
+		f    Format
+		body string
+		want string
+	}{
+		{Anthropic, "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\"}}\n\n" +
+			"data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"a\\\": \\\"O\"}}\n\n" +
+			"data: {\"type\":\"message_stop\"}\n\n", `the input of tool call "t1" is not JSON`},
+		{OpenAIChat, "data: {\"error\":{\"message\":\"overloaded\"}}\n\n", "openai chat stream error: overloaded"},
+		{Gemini, "data: {\"error\":{\"message\":\"quota\"}}\n\n", "gemini stream error: quota"},
+		{Gemini, "data: {\"promptFeedback\":{\"blockReason\":\"SAFETY\"}}\n\n", ""},
+	}
+	for _, c := range cases {
+		_, err := ParseResponse(c.f, "text/event-stream", []byte(c.body))
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s %q: %v, want %q", c.f, c.body, err, c.want)
+		}
 	}
 }
