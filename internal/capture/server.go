@@ -487,7 +487,11 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, 
 	switch {
 	case readErr != nil:
 		s.addFailure(fmt.Sprintf("%s: the upstream response broke off after %d bytes: %v", where, got.Len(), up.Hide(readErr)))
-		return
+		// The agent's response breaks off too: returning would end it
+		// as a complete one, which a lenient client takes for the
+		// reply. net/http closes the connection at this panic, which
+		// it recovers without a word.
+		panic(http.ErrAbortHandler)
 	case resp.StatusCode >= 300:
 		s.addFailure(fmt.Sprintf("%s: upstream %s answered HTTP %d: %s", where, shown, resp.StatusCode, upstreamMessage(got.Bytes())))
 		return

@@ -109,3 +109,32 @@ func TestUpstreamURL(t *testing.T) {
 		}
 	}
 }
+
+// An upstream response that breaks off breaks off for the agent too: its
+// client reads an error, not a complete response that is shorter than
+// the real one, and the proxy says what happened.
+func TestProxyPassesOnABrokenResponse(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "100")
+		io.WriteString(w, `{"candidates":`) // 14 of the 100 bytes promised
+	}))
+	defer up.Close()
+	srv, err := Start(Options{Upstream: func(wire.Format) string { return up.URL }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	resp, err := http.Post(srv.URL()+"/v1beta/models/m:generateContent", "application/json", strings.NewReader(`{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err == nil {
+		t.Errorf("the agent read a complete response: %q", body)
+	}
+	if fails := strings.Join(srv.Failures(), "\n"); !strings.Contains(fails, "the upstream response broke off after 14 bytes") {
+		t.Errorf("failures %q", fails)
+	}
+}
