@@ -91,13 +91,19 @@ func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
 	tw := &tee{ResponseWriter: w}
 	stream := e.Stream || gjson.GetBytes(body, "stream").Bool()
 	if u.fault == "cut" {
-		// The stream stops before its last event, and the connection
-		// ends cleanly, as a proxy that gave up on it may end it.
+		// The stream stops before the event that ends it, and the
+		// connection ends cleanly, as a proxy that gave up on it may
+		// end it.
 		rec := httptest.NewRecorder()
 		wire.WriteResponse(rec, e, wire.Ask{Stream: stream, Model: "real-model"}, 100+n, reply)
-		b := rec.Body.Bytes()
 		maps.Copy(w.Header(), rec.Header())
-		w.Write(b[:bytes.LastIndex(b[:len(b)-2], []byte("\n\n"))+2])
+		for ev := range bytes.SplitAfterSeq(rec.Body.Bytes(), []byte("\n\n")) {
+			if bytes.Contains(ev, []byte("message_stop")) || bytes.Contains(ev, []byte(`"finish_reason":"`)) ||
+				bytes.Contains(ev, []byte("finishReason")) || bytes.Contains(ev, []byte("[DONE]")) {
+				break
+			}
+			w.Write(ev)
+		}
 		return
 	}
 	wire.WriteResponse(tw, e, wire.Ask{Stream: stream, Model: "real-model"}, 100+n, reply)
@@ -290,7 +296,7 @@ func TestRecordFromUpstreamFailuresWriteNothing(t *testing.T) {
 		"wrong key":   {env: `"FORMAT": "anthropic", "ANTHROPIC_API_KEY": "sk-wrong"`, want: "answered HTTP 401: invalid x-api-key"},
 		"dropped":     {fault: "drop", env: `"FORMAT": "anthropic", "STREAM": "1"`, want: "the upstream response broke off"},
 		"cut cleanly": {fault: "cut", env: `"FORMAT": "anthropic", "STREAM": "1"`, want: "anthropic stream ended without message_stop"},
-		"cut chat":    {fault: "cut", env: `"FORMAT": "openai-chat", "STREAM": "1"`, want: "openai chat stream ended without data: [DONE]"},
+		"cut chat":    {fault: "cut", env: `"FORMAT": "openai-chat", "STREAM": "1"`, want: "openai-chat stream ended with neither a finish_reason nor data: [DONE]"},
 		"cut gemini":  {fault: "cut", env: `"FORMAT": "gemini", "STREAM": "1"`, want: "gemini stream ended without a chunk giving a finishReason"},
 		"interrupted": {env: `"FORMAT": "anthropic", "BLOCK": "1"`, cancel: true, want: "context canceled"},
 		"no upstream": {env: `"FORMAT": "openai-chat"`, want: "did not answer"},

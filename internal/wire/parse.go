@@ -30,12 +30,7 @@ func ParseResponse(f Format, contentType string, body []byte) (Reply, error) {
 	r := gjson.ParseBytes(body)
 	if f == Gemini && r.IsArray() {
 		// streamGenerateContent without alt=sse: the chunks as one array.
-		var rep Reply
-		r.ForEach(func(_, c gjson.Result) bool {
-			geminiParts(c, &rep)
-			return true
-		})
-		return rep, nil
+		return geminiStream(r.Array())
 	}
 	return parseJSON(f, r)
 }
@@ -149,10 +144,12 @@ func rawOf(v gjson.Result) []byte {
 
 // parseStream reads the reply a stream of format f carries. A stream
 // must end as the API ends one (Anthropic's message_stop, OpenAI Chat's
-// [DONE], which done says came, Responses' response.completed, a Gemini
-// chunk with a finish reason or a blocked prompt's feedback): one that
-// stops before is a stream that broke off, though its connection closed
-// cleanly, and its reply is not the one the model gave.
+// [DONE], which done says came, or a finish reason where a compatible
+// server sends none, Responses' response.completed, a Gemini chunk with a
+// finish reason or a blocked prompt's feedback): one that stops before is
+// a stream that broke off, though its connection closed cleanly, and its
+// reply is not the one the model gave. A chunk's error member is the
+// stream's error.
 func parseStream(f Format, events []string, done bool) (Reply, error) {
 	var rep Reply
 	switch f {
@@ -200,16 +197,14 @@ func parseStream(f Format, events []string, done bool) (Reply, error) {
 			}
 		}
 		if !stopped {
-			return rep, fmt.Errorf("anthropic stream ended without message_stop: it broke off after %d events", len(events))
+			return rep, fmt.Errorf("%s stream ended without message_stop: it broke off after %d events", f, len(events))
 		}
 		for _, idx := range order {
 			if b := blocks[idx]; b.call != nil {
-				if b.args.Len() > 0 {
-					if !gjson.Valid(b.args.String()) {
-						return rep, fmt.Errorf("anthropic stream: the input of tool call %q is not JSON: %.80s", b.call.ID, b.args.String())
-					}
-					b.call.Arguments = bytes.Clone(b.args.Bytes())
-				}
+				// An input cut short by max_tokens is not JSON, in a
+				// stream that ended as the API ends one: kept as a
+				// string, as OpenAI's arguments are.
+				b.call.Arguments = args(b.args.String())
 				rep.ToolCalls = append(rep.ToolCalls, *b.call)
 			}
 		}
@@ -220,9 +215,13 @@ func parseStream(f Format, events []string, done bool) (Reply, error) {
 		}
 		calls := map[int64]*call{}
 		var order []int64
+		finished := false // a finish reason, where a compatible server sends no [DONE]
 		for _, e := range events {
-			if m := gjson.Get(e, "error"); m.Exists() {
-				return rep, fmt.Errorf("openai chat stream error: %s", firstOf(m.Get("message").String(), m.Raw))
+			if err := streamError(f, gjson.Get(e, "error")); err != nil {
+				return rep, err
+			}
+			if r := gjson.Get(e, "choices.0.finish_reason"); r.Type == gjson.String && r.Str != "" {
+				finished = true
 			}
 			d := gjson.Get(e, "choices.0.delta")
 			rep.Text += d.Get("content").String()
@@ -244,8 +243,8 @@ func parseStream(f Format, events []string, done bool) (Reply, error) {
 				return true
 			})
 		}
-		if !done {
-			return rep, fmt.Errorf("openai chat stream ended without data: [DONE]: it broke off after %d events", len(events))
+		if !done && !finished {
+			return rep, fmt.Errorf("%s stream ended with neither a finish_reason nor data: [DONE]: it broke off after %d events", f, len(events))
 		}
 		for _, i := range order {
 			c := calls[i]
@@ -263,24 +262,45 @@ func parseStream(f Format, events []string, done bool) (Reply, error) {
 		}
 		return rep, fmt.Errorf("responses stream ended without response.completed")
 	case Gemini:
-		finished := false
-		for _, e := range events {
-			ev := gjson.Parse(e)
-			if m := ev.Get("error"); m.Exists() {
-				return rep, fmt.Errorf("gemini stream error: %s", firstOf(m.Get("message").String(), m.Raw))
-			}
-			if ev.Get("candidates.0.finishReason").String() != "" || ev.Get("promptFeedback.blockReason").String() != "" {
-				finished = true
-			}
-			geminiParts(ev, &rep)
+		chunks := make([]gjson.Result, len(events))
+		for i, e := range events {
+			chunks[i] = gjson.Parse(e)
 		}
-		if !finished {
-			return rep, fmt.Errorf("gemini stream ended without a chunk giving a finishReason: it broke off after %d events", len(events))
-		}
+		return geminiStream(chunks)
 	default:
 		return rep, fmt.Errorf("unknown format %q", f)
 	}
 	return rep, nil
+}
+
+// geminiStream reads the reply of a Gemini stream's chunks, server-sent
+// events or the elements of one array: a chunk must give a finish reason
+// (or a blocked prompt's feedback), else the stream broke off.
+func geminiStream(chunks []gjson.Result) (Reply, error) {
+	var rep Reply
+	finished := false
+	for _, c := range chunks {
+		if err := streamError(Gemini, c.Get("error")); err != nil {
+			return rep, err
+		}
+		if c.Get("candidates.0.finishReason").String() != "" || c.Get("promptFeedback.blockReason").String() != "" {
+			finished = true
+		}
+		geminiParts(c, &rep)
+	}
+	if !finished {
+		return rep, fmt.Errorf("gemini stream ended without a chunk giving a finishReason: it broke off after %d chunks", len(chunks))
+	}
+	return rep, nil
+}
+
+// streamError is the error a stream's chunk reports in its error member
+// (absent or null: none).
+func streamError(f Format, m gjson.Result) error {
+	if !m.Exists() || m.Type == gjson.Null {
+		return nil
+	}
+	return fmt.Errorf("%s stream error: %s", f, firstOf(m.Get("message").String(), m.Raw))
 }
 
 func firstOf(ss ...string) string {

@@ -88,8 +88,13 @@ func TestParseResponseRefusesACutStream(t *testing.T) {
 				continue
 			}
 			cuts++
-			if got, err := ParseResponse(f, ct, body[:i+2]); err == nil {
+			got, err := ParseResponse(f, ct, body[:i+2])
+			// A compatible server may end an OpenAI Chat stream at
+			// its finish reason, without [DONE].
+			if finished := f == OpenAIChat && bytes.Contains(body[:i+2], []byte(`"finish_reason":"`)); err == nil && !finished {
 				t.Errorf("%s: the stream cut after %d bytes (of %d) read as %+v", f, i+2, len(body), got)
+			} else if err != nil && finished {
+				t.Errorf("%s: the stream ended at its finish reason: %v", f, err)
 			}
 		}
 		if cuts < 2 {
@@ -106,17 +111,43 @@ func TestParseResponseStreamErrors(t *testing.T) {
 		body string
 		want string
 	}{
-		{Anthropic, "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\"}}\n\n" +
-			"data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"a\\\": \\\"O\"}}\n\n" +
-			"data: {\"type\":\"message_stop\"}\n\n", `the input of tool call "t1" is not JSON`},
-		{OpenAIChat, "data: {\"error\":{\"message\":\"overloaded\"}}\n\n", "openai chat stream error: overloaded"},
+		{OpenAIChat, "data: {\"error\":{\"message\":\"overloaded\"}}\n\n", "openai-chat stream error: overloaded"},
 		{Gemini, "data: {\"error\":{\"message\":\"quota\"}}\n\n", "gemini stream error: quota"},
+		{Gemini, `[{"candidates":[{"content":{"parts":[{"text":"hi"}]}}]},{"error":{"message":"internal"}}]`, "gemini stream error: internal"},
+		{Gemini, `[{"candidates":[{"content":{"parts":[{"text":"hi"}]}}]}]`, "gemini stream ended without a chunk giving a finishReason"},
 		{Gemini, "data: {\"promptFeedback\":{\"blockReason\":\"SAFETY\"}}\n\n", ""},
+		// A null error member is no error.
+		{OpenAIChat, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}],\"error\":null}\n\ndata: [DONE]\n\n", ""},
+		{Gemini, "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"hi\"}]},\"finishReason\":\"STOP\"}],\"error\":null}\n\n", ""},
+		// A compatible server that ends at the finish reason, no [DONE].
+		{OpenAIChat, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":null}]}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n", ""},
+		{OpenAIChat, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":null}]}\n\n", "openai-chat stream ended with neither a finish_reason nor data: [DONE]"},
 	}
 	for _, c := range cases {
-		_, err := ParseResponse(c.f, "text/event-stream", []byte(c.body))
+		ct := "text/event-stream"
+		if c.body[0] == '[' {
+			ct = "application/json" // a Gemini stream without alt=sse
+		}
+		_, err := ParseResponse(c.f, ct, []byte(c.body))
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%s %q: %v, want %q", c.f, c.body, err, c.want)
 		}
+	}
+}
+
+// A tool input that max_tokens cut short, in an Anthropic stream that
+// ended as the API ends one, is the model's reply: kept as a JSON string,
+// as OpenAI Chat's arguments that are not JSON are.
+func TestParseResponseAnthropicInputCutByMaxTokens(t *testing.T) {
+	body := "data: {\"type\":\"message_start\",\"message\":{}}\n\n" +
+		"data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{}}}\n\n" +
+		"data: {\"type\":\"ping\"}\n\n" +
+		"data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"a\\\": \\\"lo\"}}\n\n" +
+		"data: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+		"data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\"}}\n\n" +
+		"data: {\"type\":\"message_stop\"}\n\n"
+	got, err := ParseResponse(Anthropic, "text/event-stream", []byte(body))
+	if err != nil || len(got.ToolCalls) != 1 || string(got.ToolCalls[0].Arguments) != `"{\"a\": \"lo"` {
+		t.Errorf("got %+v, %v", got, err)
 	}
 }
