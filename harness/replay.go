@@ -165,9 +165,9 @@ func (s *Suite) foreign(f *Fixture) *Failure {
 // permutation pass of a reference fixture, or the rebuild check and the
 // repeat pass of a captured scenario.
 // It returns the outputs to compare or record; a nil f is a failure of
-// check invalid, with no outputs, and a run that fails leaves none either
-// (its result says why). It is [Suite.CheckContext] with
-// Options.Context.
+// check invalid, with no outputs, and there are none either when the run
+// does not complete or its outputs cannot be made (its result says why).
+// It is [Suite.CheckContext] with Options.Context.
 func (s *Suite) Check(f *Fixture) (*Outputs, *Result) { return s.CheckContext(s.context(), f) }
 
 // CheckContext is [Suite.Check] with ctx bounding the agent runs of a
@@ -476,8 +476,8 @@ func eventHeader(line []byte) []byte {
 
 // CompareGolden compares a run's outputs with f's files in the golden
 // directory, and applies the guards on those files. Nil outputs, which
-// [Suite.Check] returns for a run that failed, are a failure of check
-// invalid: there is nothing to compare.
+// [Suite.Check] returns when it has none, are a failure of check invalid:
+// there is nothing to compare.
 func (s *Suite) CompareGolden(f *Fixture, out *Outputs) []Failure {
 	if f == nil {
 		return noFixture().Failures

@@ -162,9 +162,13 @@ type listenTurns struct {
 
 // Finding is a guard failure: a problem of the golden layout.
 type Finding struct {
-	Kind FindingKind // Orphan or Leftover
+	Kind FindingKind // Orphan, Leftover or Sidecar
 	File string      // the file at fault
 	Msg  string
+	// Fixture is the fixture a Sidecar finding belongs to, empty for the
+	// other kinds: a caller that runs a share of the fixtures (a shard)
+	// reports it with that fixture's share.
+	Fixture string
 }
 
 // FindingKind says what a [Finding] is about.
@@ -386,8 +390,9 @@ func (s *Suite) Fixtures() []*Fixture {
 // fixture, not a copy: callers must not modify it.
 func (s *Suite) Fixture(name string) *Fixture { return s.byName[name] }
 
-// Findings returns the layout problems not tied to one fixture: golden logs
-// and sidecars whose fixture does not exist ([Orphan]), and the temp files
+// Findings returns the layout problems no replay of a fixture reports:
+// golden logs and sidecars whose fixture does not exist ([Orphan]), the
+// sidecars beside a fixture the suite skips ([Sidecar], below), and the temp files
 // and backups (dot files ending in .headergold-tmp-N or .headergold-old)
 // that an interrupted record left in the golden or fixtures directory,
 // which the next record removes ([Leftover]). A record killed while it
@@ -413,7 +418,7 @@ func (s *Suite) skippedSidecars() []Finding {
 		}
 		for _, file := range []string{s.systemPath(f.Name), s.toolsPath(f.Name)} {
 			if s.goldenFiles[filepath.Base(file)] {
-				out = append(out, Finding{Kind: Sidecar, File: file,
+				out = append(out, Finding{Kind: Sidecar, File: file, Fixture: f.Name,
 					Msg: fmt.Sprintf("sidecar beside %s, which is not pinned and whose in-process agent runs from go test: only \"pin\": true fixtures own sidecars; delete it, or pin %s", f.Name, f.Name)})
 			}
 		}

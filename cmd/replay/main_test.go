@@ -441,6 +441,15 @@ func TestSkippedScenarioSidecars(t *testing.T) {
 	if got := lastLine(r.stdout); got != "1 passed, 1 failed" {
 		t.Errorf("summary %q:\n%s", got, r.stdout)
 	}
+	// It is the fixture's finding: one shard reports it, not each.
+	reported := 0
+	for i := 1; i <= 3; i++ {
+		r := replay(t, nil, false, "-fixtures", fx, "-golden", gd, "-shuffle", "0", "-run", "^(inproc|text-turn)$", "-shard", fmt.Sprintf("%d/3", i))
+		reported += strings.Count(r.stdout, "FAIL "+sidecar)
+	}
+	if reported != 1 {
+		t.Errorf("the finding is reported by %d of 3 shards, want 1", reported)
+	}
 	// A pinned scenario's sidecars are its own: nothing to report.
 	pinned := strings.Replace(inproc, `{"description"`, `{"pin": true, "description"`, 1)
 	if err := os.WriteFile(filepath.Join(fx, "inproc.json"), []byte(pinned), 0o644); err != nil {

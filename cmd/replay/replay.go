@@ -364,7 +364,14 @@ func runReplay(args []string, e env) int {
 		}
 		out.fixture(suite, res)
 	}
-	findings := suite.Findings()
+	var findings []harness.Finding
+	for _, f := range suite.Findings() {
+		// A fixture's own finding goes with its shard; the others
+		// with every shard, as each loads the whole suite.
+		if f.Fixture == "" || rf.shards == 0 || inShard(f.Fixture, rf.shard, rf.shards) {
+			findings = append(findings, f)
+		}
+	}
 	out.findings(findings)
 	failed += len(findings)
 	out.summary(summaryReport{Summary: true, Passed: passed, Failed: failed, Invalid: invalid, Skipped: skipped, Seed: suite.Seed(),

@@ -261,6 +261,9 @@ func TestFailuresNameTheCallersLine(t *testing.T) {
 	opts := layout(t, "one")
 	writeFile(t, filepath.Join(opts.Fixtures, "one.json"), strings.Replace(minimalFixture, `"hello"`, `"hi there"`, 1))
 	writeFile(t, filepath.Join(opts.Fixtures, "inproc.json"), `{"description": "in-process", "agent": {}, "replies": [{"text": "ok"}]}`)
+	// Its stray sidecar is cmd/replay's finding, which skips the
+	// scenario; here the subtest's failure says why it cannot run.
+	writeFile(t, filepath.Join(opts.Golden, "inproc.tools.json"), "[]\n")
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestFailuresNameTheCallersLine$", "-test.v")
 	cmd.Env = append(os.Environ(), "HEADERGOLD_TEST_LINES_DIR="+filepath.Dir(opts.Fixtures), "GOLDIE_UPDATE=", "CI=")
 	out, err := cmd.CombinedOutput()
@@ -279,6 +282,9 @@ func TestFailuresNameTheCallersLine(t *testing.T) {
 	}
 	if strings.Contains(string(out), "goldentest.go:") {
 		t.Errorf("a failure is located in goldentest:\n%s", out)
+	}
+	if strings.Contains(string(out), "sidecar beside inproc") {
+		t.Errorf("the skipped-scenario finding is reported by go test too:\n%s", out)
 	}
 }
 
