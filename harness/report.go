@@ -125,7 +125,7 @@ const windowSize = 48
 func compareFile(file string, want, got []byte) *Mismatch {
 	m := compareBytes(file, want, got)
 	if m != nil && !m.form && m.Path == "" && m.Want != "" && m.Got != "" && strings.HasSuffix(file, ".system.md") {
-		return systemMismatch(m, want)
+		return systemMismatch(m, want, got)
 	}
 	return m
 }
@@ -277,21 +277,42 @@ func lineMismatch(file string, n int, want, got []byte, names sides) *Mismatch {
 // systemMismatch names the header whose system text differs in a
 // NAME.system.md sidecar: each later header starts after a marker line,
 // which names it (headers whose system text did not change have none).
-func systemMismatch(m *Mismatch, want []byte) *Mismatch {
+func systemMismatch(m *Mismatch, want, got []byte) *Mismatch {
+	m.Path = "system"
+	// A marker line that differs is named as the marker of its header:
+	// the run's number for it (the golden's when the run has none
+	// there), not the header whose text ends before it.
+	for _, doc := range [][]byte{got, want} {
+		lines := splitLines(doc)
+		if m.Line > len(lines) || !bytes.HasPrefix(lines[m.Line-1], []byte(markerPrefix)) {
+			continue
+		}
+		n, ok := markerHeader(lines[m.Line-1])
+		if !ok {
+			n = sidecarHeader(lines, m.Line) + 1
+		}
+		m.Reason = fmt.Sprintf("the marker line of header %d differs: %s", n, m.Reason)
+		return m
+	}
+	m.Reason = fmt.Sprintf("the system prompt of header %d differs: %s", sidecarHeader(splitLines(want), m.Line), m.Reason)
+	return m
+}
+
+// sidecarHeader returns the header whose system text the 1-based line of a
+// system sidecar's lines belongs to, from the marker lines before it.
+func sidecarHeader(lines [][]byte, line int) int {
 	header := 1
-	for i, line := range splitLines(want) {
-		if i+1 >= m.Line {
+	for i, l := range lines {
+		if i+1 >= line {
 			break
 		}
-		if n, ok := markerHeader(line); ok {
+		if n, ok := markerHeader(l); ok {
 			header = n
-		} else if bytes.HasPrefix(line, []byte(markerPrefix)) {
+		} else if bytes.HasPrefix(l, []byte(markerPrefix)) {
 			header++
 		}
 	}
-	m.Path = "system"
-	m.Reason = fmt.Sprintf("the system prompt of header %d differs: %s", header, m.Reason)
-	return m
+	return header
 }
 
 // docMismatch reports a difference inside one indented JSON document (a

@@ -204,6 +204,12 @@ func TestSystemSidecarNamesTheMarkersHeader(t *testing.T) {
 	}{
 		{"A\n\n" + marker + "\n\nB\n", "A\n\n" + marker + "\n\nC\n", 5, "the system prompt of header 5 differs"},
 		{"A\n\n" + marker + "\n\nB\n", "Z\n\n" + marker + "\n\nB\n", 1, "the system prompt of header 1 differs"},
+		// A marker line that differs is that header's, named by the
+		// run's marker: not the header whose text ends before it.
+		{"A\n\n<!-- headergold: header 6 (change, turn 2, step 1) -->\n\nB\n", "A\n\n" + marker + "\n\nB\n", 3, "the marker line of header 5 differs"},
+		{"A\n\n" + marker + "\n\nB\n", "A\n\n<!-- headergold: header 5 (change, turn 2, step 2) -->\n\nB\n", 3, "the marker line of header 5 differs"},
+		// A marker line where the run has text: the golden's marker.
+		{"A\n\n" + marker + "\n\nB\n", "A\n\nA2\n\nB\n", 3, "the marker line of header 5 differs"},
 	} {
 		m := Compare("x.system.md", []byte(c.want), []byte(c.got))
 		if m == nil || m.Line != c.line || !strings.HasPrefix(m.Reason, c.what) {
