@@ -62,6 +62,13 @@ func TestGuardNotTemplated(t *testing.T) {
 	// The full log in place of the templated one: it is not a fixed point.
 	writeFile(t, filepath.Join(opts.Golden, "one.golden"), string(out.Log))
 	failureWith(t, replayOne(t, s, "one"), CheckGuard, "one.golden:4", "not templated at data.header.system", `it holds "P.", not "<<system>>"`)
+	// The placeholder in other bytes is said to be that: escaped.
+	escaped := strings.Replace(string(out.Golden), `"system":"<<system>>"`, `"system":"\u003c\u003csystem>>"`, 1)
+	if escaped == string(out.Golden) {
+		t.Fatalf("no system placeholder in\n%s", out.Golden)
+	}
+	writeFile(t, filepath.Join(opts.Golden, "one.golden"), escaped)
+	failureWith(t, replayOne(t, s, "one"), CheckGuard, "one.golden:4", "not templated at data.header.system", `it holds "\u003c\u003csystem>>", the placeholder escaped, not "<<system>>" as written`)
 }
 
 func TestGuardSidecars(t *testing.T) {
