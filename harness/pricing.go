@@ -213,10 +213,15 @@ func pinnedLog(golden, systemMD, toolsJSON, run []byte) ([]byte, bool) {
 			tools = likeRun(compactTokens([]byte(lists[change].Raw), false), runTools)
 		} else {
 			sys = canon.AppendString(nil, text)
-			var err error
-			if tools, err = canon.Compact(nil, []byte(lists[change].Raw)); err != nil {
+			// The sidecar's tokens as written: an escape or a number's
+			// form edited in it is an encoding drift, which the
+			// canonical form would erase. The reference sidecar is the
+			// canonical header indented, so untouched it is the
+			// header's bytes.
+			if !canon.Valid([]byte(lists[change].Raw)) {
 				return nil, false
 			}
+			tools = compactTokens([]byte(lists[change].Raw), false)
 		}
 		hdr := data.Get("header")
 		var splices []splice

@@ -499,6 +499,31 @@ func TestSidecarReorderIsNamed(t *testing.T) {
 	}
 }
 
+// A number's form or an escape edited in a pin's tools sidecar is the
+// same JSON value in other bytes: the report says so and names its kind,
+// encoding, as replay diff would.
+func TestSidecarEncodingIsNamed(t *testing.T) {
+	for _, c := range []struct{ from, to string }{{`"minimum": 1,`, `"minimum": 1.0,`}, {`"One clear question."`, `"One cl\u0065ar question."`}} {
+		fx, gd := copyBundled(t)
+		tools := filepath.Join(gd, "text-turn.tools.json")
+		b, err := os.ReadFile(tools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edited := strings.Replace(string(b), c.from, c.to, 1)
+		if edited == string(b) {
+			t.Fatalf("no %s in %s", c.from, tools)
+		}
+		if err := os.WriteFile(tools, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := replay(t, nil, false, "-fixtures", fx, "-golden", gd, "-shuffle", "0", "-run", "^text-turn$")
+		if r.code != exitMismatch || !strings.Contains(r.stdout, "same JSON value, different bytes") || !strings.Contains(r.stdout, "kinds: encoding") {
+			t.Errorf("%s: exit %d:\n%s%s", c.to, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
 // Replaying nothing never passes: a mistyped or empty fixtures directory,
 // or a golden directory that does not exist, cannot test (125), and says
 // why; the output still ends with the counts, of nothing, and with -json
