@@ -20,8 +20,16 @@ import (
 // is read or written, so a name can never reach outside its directory.
 var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
+// maxNameLen bounds a fixture name: its golden files, and the temp files
+// and backups a record writes beside them (.NAME.golden.headergold-tmp-N),
+// must fit the 255 bytes a file system allows a file name.
+const maxNameLen = 200
+
 // validName reports whether name is a valid fixture name.
-func validName(name string) bool { return namePattern.MatchString(name) }
+func validName(name string) bool { return len(name) <= maxNameLen && namePattern.MatchString(name) }
+
+// nameRule says which names validName accepts, for messages.
+func nameRule() string { return fmt.Sprintf("%s, at most %d characters", namePattern, maxNameLen) }
 
 // Fixture is one scenario, as read from fixtures/NAME.json with its
 // extends chain resolved.
@@ -337,12 +345,15 @@ func (f *Fixture) validateOwn(top map[string]gjson.Result) error {
 	}
 	if top["extends"].Exists() && !validName(f.Extends) {
 		// "" included: an absent extends is one left out.
-		return bad("extends", "%q is not a fixture name (want %s; leave extends out to extend nothing)", f.Extends, namePattern)
+		return bad("extends", "%q is not a fixture name (want %s; leave extends out to extend nothing)", f.Extends, nameRule())
 	}
 	if err := f.Config.row().ToolOrder.Validate(); err != nil {
 		return bad("config.toolOrder", "%v", err)
 	}
-	if !agent.ValidPolicy(f.Config.DependencyPolicy) {
+	if !agent.ValidPolicy(f.Config.DependencyPolicy) || top["config"].Get("dependencyPolicy").Exists() && f.Config.DependencyPolicy == "" {
+		// An empty policy is the loop's default, not a name a fixture
+		// may write: in a fixture that extends one with reject, it
+		// would undo it without saying so.
 		return bad("config.dependencyPolicy", "unknown policy %q (want %q or %q)", f.Config.DependencyPolicy, agent.PolicyReorder, agent.PolicyReject)
 	}
 	// Where each id and plugin name first appears: a lookup each, where
@@ -393,7 +404,11 @@ func (f *Fixture) validateOwn(top map[string]gjson.Result) error {
 		return err
 	}
 	if len(f.Turns) == 0 && !f.Captured() {
-		return bad("", "a fixture needs at least one turn, or an \"agent\" to capture")
+		at := ""
+		if top["turns"].Exists() {
+			at = "turns" // an empty list
+		}
+		return bad(at, "a fixture needs at least one turn, or an \"agent\" to capture")
 	}
 	// The turns as the file holds them, found once: a lookup of turn i
 	// from the top of the file would read the turns before it, and the
@@ -464,12 +479,7 @@ func loadFixture(dir, name string) (*Fixture, error) {
 func loadChain(dir, name string, seen []string, limit ByteSize) (*Fixture, error) {
 	file := filepath.Join(dir, name+".json")
 	if !validName(name) {
-		return nil, &FixtureError{File: file, Msg: fmt.Sprintf("%q is not a fixture name (want %s)", name, namePattern)}
-	}
-	for _, s := range seen {
-		if s == name {
-			return nil, &FixtureError{File: file, Path: "extends", Msg: "extends cycle: " + strings.Join(append(seen, name), " -> ")}
-		}
+		return nil, &FixtureError{File: file, Msg: fmt.Sprintf("%q is not a fixture name (want %s)", name, nameRule())}
 	}
 	raw, err := readRegular(file, limit)
 	if err != nil {
@@ -483,7 +493,12 @@ func loadChain(dir, name string, seen []string, limit ByteSize) (*Fixture, error
 	if f.Extends == "" {
 		return f, f.checkListenerTools()
 	}
-	parent, err := loadChain(dir, f.Extends, append(seen, name), limit)
+	chain := append(slices.Clone(seen), name)
+	if slices.Contains(chain, f.Extends) {
+		// Said at the extends that closes the cycle, where it is read.
+		return nil, errAt(file, raw, "extends", "extends cycle: %s", strings.Join(append(chain, f.Extends), " -> "))
+	}
+	parent, err := loadChain(dir, f.Extends, chain, limit)
 	if err != nil {
 		var fe *FixtureError
 		if errors.As(err, &fe) && len(seen) == 0 && fe.File != file {

@@ -36,11 +36,15 @@ func TestBadFixtures(t *testing.T) {
 		{"duplicate field", "dup", "{\n  \"description\": \"x\",\n  \"description\": \"y\",\n  \"turns\": [{\"user\": \"hi\", \"replies\": [{\"text\": \"ok\"}]}]\n}\n",
 			3, 3, `field "description" appears twice`},
 		{"byte-order mark", "bom", "\ufeff" + minimalFixture, 1, 1, "starts with a UTF-8 byte-order mark"},
+		{"empty turns", "noturns", "{\n  \"description\": \"x\",\n  \"turns\": []\n}\n",
+			3, 12, "turns: a fixture needs at least one turn"},
+		{"empty policy", "nopolicy", "{\n  \"description\": \"x\",\n  \"config\": {\"dependencyPolicy\": \"\"},\n  \"turns\": [{\"user\": \"hi\", \"replies\": [{\"text\": \"ok\"}]}]\n}\n",
+			3, 34, `config.dependencyPolicy: unknown policy ""`},
 		{"extends missing", "orphan", "{\n  \"description\": \"x\",\n  \"extends\": \"nobody\",\n  \"turns\": [{\"user\": \"hi\", \"replies\": [{\"text\": \"ok\"}]}]\n}\n",
 			3, 14, "nobody.json"},
 		// "" is a name that names nothing, not extends left out.
 		{"extends empty", "empty-extends", "{\n  \"description\": \"x\",\n  \"extends\": \"\",\n  \"turns\": [{\"user\": \"hi\", \"replies\": [{\"text\": \"ok\"}]}]\n}\n",
-			3, 14, `extends: "" is not a fixture name (want ^[a-z0-9][a-z0-9-]*$; leave extends out to extend nothing)`},
+			3, 14, `extends: "" is not a fixture name (want ^[a-z0-9][a-z0-9-]*$, at most 200 characters; leave extends out to extend nothing)`},
 		// A captured scenario has no config, sections, plugins or
 		// listeners to inherit; the reverse is refused in decodeFixture.
 		{"extends captured", "extends-captured", "{\n  \"description\": \"x\",\n  \"extends\": \"captured-weather\",\n  \"turns\": [{\"user\": \"hi\", \"replies\": [{\"text\": \"ok\"}]}]\n}\n",
@@ -114,6 +118,33 @@ func TestExtendsCycle(t *testing.T) {
 	_, err := loadFixture(dir, "a")
 	if err == nil || !strings.Contains(err.Error(), "a -> b -> a") {
 		t.Fatalf("error = %v, want the cycle spelled out", err)
+	}
+	// The cycle is named at the extends that closes it, with its
+	// position, and so is a fixture that extends itself.
+	if !strings.Contains(err.Error(), "b.json:1:30: extends: extends cycle: a -> b -> a") {
+		t.Errorf("error = %v, want b.json's extends at 1:30", err)
+	}
+	writeFile(t, filepath.Join(dir, "self.json"), `{"description":"s","extends":"self","turns":[{"user":"x", "replies": [{"text": "ok"}]}]}`)
+	if _, err := loadFixture(dir, "self"); err == nil || !strings.Contains(err.Error(), "self.json:1:30: extends: extends cycle: self -> self") {
+		t.Errorf("self: error = %v", err)
+	}
+}
+
+// A name is at most maxNameLen characters: the temp files a record
+// writes beside a golden file add 34 bytes to it, and a file name has 255
+// at most. A name of the limit records and replays.
+func TestNameLength(t *testing.T) {
+	long := strings.Repeat("a", maxNameLen)
+	if !validName(long) || validName(long+"a") {
+		t.Fatalf("validName at %d and %d characters", maxNameLen, maxNameLen+1)
+	}
+	if _, err := loadFixture(t.TempDir(), long+"a"); err == nil || !strings.Contains(err.Error(), "at most 200 characters") {
+		t.Errorf("one over the limit: %v", err)
+	}
+	opts := layout(t, map[string]string{long: minimalFixture})
+	s := mustLoad(t, opts)
+	if res := s.Replay(s.Fixture(long)); !res.Passed() {
+		t.Errorf("a name of %d characters: %v", maxNameLen, res.Failures)
 	}
 }
 

@@ -244,7 +244,7 @@ func load(ctx context.Context, opts Options) (*Suite, error) {
 			// as a fixture it does not select is not loaded.
 			if opts.Run == nil || opts.Run.MatchString(name) {
 				report(&FixtureError{File: filepath.Join(dir, e.Name()),
-					Msg: fmt.Sprintf("%q is not a fixture name: names match %s", name, namePattern)})
+					Msg: fmt.Sprintf("%q is not a fixture name: names match %s", name, nameRule())})
 			}
 			continue
 		}
