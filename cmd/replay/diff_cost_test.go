@@ -257,6 +257,40 @@ func TestDiffCostLogs(t *testing.T) {
 	if r := diffCost(t, hour, strings.Replace(hour, "Tool number 2", "Tool number two", 1), exitMismatch); r.cache == nil || r.cache.WriteMultiplier != 2 {
 		t.Fatalf("1h breakpoint: %s %q", r.Cache, r.CacheNote)
 	}
+	// So does one asked for by the top-level cache_control (automatic
+	// caching), or on a block of a tool result; without one, 1.25x.
+	plain := `{"model":"claude-sonnet-4-6","system":"Be brief.","tools":[],"messages":[{"role":"user","content":"hi"}]}`
+	for _, c := range []struct {
+		name, body string
+		write      float64
+	}{
+		{"none", plain, 1.25},
+		{"top level", strings.Replace(plain, `{"model"`, `{"cache_control":{"type":"ephemeral","ttl":"1h"},"model"`, 1), 2},
+		{"tool result block", strings.Replace(plain, `{"role":"user","content":"hi"}`, `{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},`+
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"12:00","cache_control":{"type":"ephemeral","ttl":"1h"}}]}]}`, 1), 2},
+	} {
+		r := diffCost(t, c.body+"\n", strings.Replace(c.body, "Be brief.", "Be terse.", 1)+"\n", exitMismatch)
+		if r.cache == nil || r.cache.WriteMultiplier != c.write {
+			t.Errorf("%s: %s %q, want a write multiplier of %v", c.name, r.Cache, r.CacheNote, c.write)
+		}
+	}
+}
+
+// An OpenAI Responses request that continues a conversation the provider
+// stores (previous_response_id) holds only what it adds: the note says
+// the stored turns are not counted.
+func TestDiffStoredConversationIsNoted(t *testing.T) {
+	body := func(instructions string) string {
+		return `{"model":"gpt-4.1","instructions":"` + instructions + `","previous_response_id":"resp_0123","input":[{"role":"user","content":"And tomorrow?"}]}` + "\n"
+	}
+	r := diffCost(t, body("Be brief."), body("Be terse."), exitMismatch)
+	if r.cache == nil || !strings.Contains(r.CacheNote, "the conversation the provider stores for previous_response_id is not counted") {
+		t.Errorf("previous_response_id: %s %q", r.Cache, r.CacheNote)
+	}
+	plain := strings.Replace(body("Be brief."), `"previous_response_id":"resp_0123",`, "", 1)
+	if r := diffCost(t, plain, strings.Replace(plain, "Be brief.", "Be terse.", 1), exitMismatch); strings.Contains(r.CacheNote, "stores") {
+		t.Errorf("no stored conversation: %q", r.CacheNote)
+	}
 }
 
 // TestDiffRedactPath: -redact takes a captured scenario's path rule as

@@ -29,6 +29,13 @@ type pricing struct {
 	// request's capture/request event, a reference log never.
 	conv      []byte
 	convKnown bool
+	// stored names the member of an OpenAI Responses request that
+	// refers to a conversation the provider stores (previous_response_id,
+	// conversation): its turns come before the input and are not in it.
+	stored string
+	// hourCache is set when the config asks for one-hour caching
+	// (Anthropic's top-level cache_control, automatic caching).
+	hourCache bool
 	path      string // the request path of a captured request (Gemini names its model there)
 	// assumed says what was taken for this side's header, when it is
 	// not the side's own (see priorPricing).
@@ -54,6 +61,7 @@ func pricingOf(h *header) *pricing {
 	if m := lookup(root, "config", "model"); m.Type == gjson.String {
 		p.model = m.Str
 	}
+	p.hourCache = lookup(root, "config", "cache_control", "ttl").String() == "1h"
 	for _, name := range []string{"system", "tools"} {
 		v := lookup(root, name)
 		if !v.Exists() {
@@ -71,9 +79,25 @@ func pricingOf(h *header) *pricing {
 	}
 	if h.format != FormatLog {
 		// conversation copies what it keeps: a view of the rest will do.
-		p.conv, p.convKnown = conversation(gjson.Parse(canon.View(h.rest)), h.wire), true
+		rest := gjson.Parse(canon.View(h.rest))
+		p.conv, p.convKnown = conversation(rest, h.wire), true
+		p.stored = storedConversation(rest, h.wire)
 	}
 	return p
+}
+
+// storedConversation names the member of a request's rest that refers to
+// a conversation the provider keeps (OpenAI Responses), "" when none.
+func storedConversation(rest gjson.Result, f wire.Format) string {
+	if f != wire.OpenAIResponses {
+		return ""
+	}
+	for _, m := range []string{"previous_response_id", "conversation"} {
+		if v := lookup(rest, m); v.Exists() && v.Type != gjson.Null {
+			return m
+		}
+	}
+	return ""
 }
 
 // priorPricing is the pricing of A's side when A is a templated log that
@@ -147,13 +171,18 @@ func (p *pricing) captured(src []byte, data span) {
 		f = p.wire
 	}
 	p.conv, p.convKnown = conversation(lookup(d, "body"), f), true
+	p.stored = storedConversation(lookup(d, "body"), f)
 	p.path = lookup(d, "path").String()
 }
 
 // ttl returns the cache lifetime an Anthropic request asks for: "1h" when
-// any cache_control breakpoint of its tools, system or messages asks for an
-// hour, else "" (five minutes).
+// its top-level cache_control (automatic caching) or any cache_control
+// breakpoint of its tools, system or messages (a tool result's blocks
+// included) asks for an hour, else "" (five minutes).
 func (p *pricing) ttl() string {
+	if p.hourCache {
+		return "1h"
+	}
 	paths := []struct {
 		seg  []byte
 		path string
@@ -161,6 +190,7 @@ func (p *pricing) ttl() string {
 		{p.tools, "#.cache_control.ttl"},
 		{p.system, "#.cache_control.ttl"},
 		{p.conv, "#.content.#.cache_control.ttl"},
+		{p.conv, "#.content.#.content.#.cache_control.ttl"},
 	}
 	for _, x := range paths {
 		if len(x.seg) == 0 || x.seg[0] != '[' {
@@ -251,8 +281,11 @@ func price(res *Result, d *Difference, a, b *pricing, model string) {
 	res.cacheSizes = map[string]int{cost.Tools: len(b.tools), cost.System: len(b.system), cost.Messages: len(b.conv)}
 	at.Length = res.cacheSizes[at.Segment]
 	res.Cache, res.CacheAt = c, &at
-	if !b.convKnown {
+	switch {
+	case !b.convKnown:
 		note("the conversation is not counted: the input does not hold it")
+	case b.stored != "":
+		note("the conversation the provider stores for %s is not counted: the input holds only what it adds, and the stored turns, rendered after the header, are lost too", b.stored)
 	}
 	if next.TTL == "1h" {
 		note("a cache_control breakpoint asks for 1h: every lost token is priced as a 1-hour write")
