@@ -379,7 +379,14 @@ func (rd *renderer) chatStream(s *eventWriter) {
 		}
 		return c
 	}
-	s.event("", chunk(obj{{"role", "assistant"}, {"content", ""}, {"refusal", nil}}, nil))
+	// A reply of tool calls alone opens with content null, as the API's
+	// does: an SDK adds up the deltas, and an empty string would reach
+	// the agent's history where the real reply leaves null.
+	var content any = ""
+	if rd.r.Text == "" && len(rd.r.ToolCalls) > 0 {
+		content = nil
+	}
+	s.event("", chunk(obj{{"role", "assistant"}, {"content", content}, {"refusal", nil}}, nil))
 	if rd.r.Text != "" {
 		s.event("", chunk(obj{{"content", rd.r.Text}}, nil))
 	}

@@ -8,8 +8,11 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tidwall/gjson"
 )
 
 // replyShapes are the reply shapes every format must render. The texts and
@@ -1129,6 +1132,47 @@ func TestGeminiStreamsByEndpoint(t *testing.T) {
 		}
 		if got := AskOf(e, p).Stream; got != c.stream {
 			t.Errorf("%s %s: stream %v, want %v", c.url, c.body, got, c.stream)
+		}
+	}
+}
+
+// A streamed OpenAI Chat reply of tool calls alone adds up to a message
+// whose content is null, as the API's does (and as the fake's JSON reply
+// says); with text, to that text. An SDK folds the deltas: a string is
+// appended, a null leaves the content as it is.
+func TestChatStreamContentOfToolCallsIsNull(t *testing.T) {
+	for _, c := range []struct {
+		r    Reply
+		want string
+	}{
+		{Reply{ToolCalls: []ToolCall{{ID: "c1", Name: "ls", Arguments: []byte(`{}`)}}}, "null"},
+		{Reply{Text: "Looking.", ToolCalls: []ToolCall{{ID: "c1", Name: "ls", Arguments: []byte(`{}`)}}}, `"Looking."`},
+		{Reply{Text: "Hi."}, `"Hi."`},
+	} {
+		w := httptest.NewRecorder()
+		if err := WriteResponse(w, Endpoint{Format: OpenAIChat}, Ask{Stream: true, Model: "m"}, 1, c.r); err != nil {
+			t.Fatal(err)
+		}
+		events, _, err := sseData(w.Body.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var content *string
+		for _, e := range events {
+			if d := gjson.Get(e, "choices.0.delta.content"); d.Type == gjson.String {
+				s := d.Str
+				if content != nil {
+					s = *content + s
+				}
+				content = &s
+			}
+		}
+		got := "null"
+		if content != nil {
+			got = strconv.Quote(*content)
+		}
+		if got != c.want {
+			t.Errorf("%+v: content %s, want %s\n%s", c.r, got, c.want, w.Body.Bytes())
 		}
 	}
 }
