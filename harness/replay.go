@@ -486,7 +486,7 @@ func (s *Suite) CompareGolden(f *Fixture, out *Outputs) []Failure {
 		return []Failure{*fail}
 	}
 	if out == nil {
-		return []Failure{{Check: CheckInvalid, File: f.File, Msg: fmt.Sprintf("no outputs of %s to compare: Check returns none when the run fails, and its result says why", f.Name)}}
+		return []Failure{{Check: CheckInvalid, File: f.File, Msg: fmt.Sprintf("no outputs of %s to compare: Check returns none when the run does not complete or its outputs cannot be made, and its result says why", f.Name)}}
 	}
 	var fails []Failure
 	if want, fail := s.readGolden(f, s.goldenPath(f.Name)); fail != nil {
@@ -624,7 +624,7 @@ func notTemplated(file string, want, t []byte, err error) Failure {
 	}
 	with := placeholderFor(m.Path)
 	switch {
-	case value != "" && with != "" && gjson.Parse(value).Type == gjson.String && gjson.Parse(value).Str == with:
+	case value != "" && with != "" && gjson.Parse(value).Str == with:
 		// The placeholder's text in other bytes: a golden log writes
 		// it as is, for a reviewer and grep to see.
 		fail.Msg = fmt.Sprintf("golden log is not templated at %s: it holds %s, the placeholder escaped, not %q as written; %s", m.Path, shorten(value), with, must)

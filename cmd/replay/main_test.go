@@ -388,16 +388,25 @@ func TestJSONFailureCarriesTheCache(t *testing.T) {
 	}
 }
 
+// inProcess is a scenario whose agent is an in-process Go function, which
+// only go test can call.
+const inProcess = `{"description": "an agent that only go test can call", "agent": {"env": {"PROMPT": "x"}}, "replies": [{"text": "a"}]}`
+
+// writeFixture writes fixtures/NAME.json in fx.
+func writeFixture(t *testing.T, fx, name, body string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(fx, name+".json"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestInProcessScenariosAreSkipped: a directory that mixes reference
 // fixtures with a scenario whose agent is an in-process Go function
 // replays the rest and says why it skipped that one; selecting only it
 // replays nothing, which is not a pass.
 func TestInProcessScenariosAreSkipped(t *testing.T) {
 	fx, gd := copyBundled(t)
-	inproc := `{"description": "an agent that only go test can call", "agent": {"env": {"PROMPT": "x"}}, "replies": [{"text": "a"}]}`
-	if err := os.WriteFile(filepath.Join(fx, "inproc.json"), []byte(inproc), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFixture(t, fx, "inproc", inProcess)
 	r := replay(t, nil, false, "-fixtures", fx, "-golden", gd, "-shuffle", "0", "-run", "^(inproc|text-turn)$")
 	if r.code != exitOK {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -423,10 +432,7 @@ func TestInProcessScenariosAreSkipped(t *testing.T) {
 // record -check, instead of passing unseen until go test runs it.
 func TestSkippedScenarioSidecars(t *testing.T) {
 	fx, gd := copyBundled(t)
-	inproc := `{"description": "an agent that only go test can call", "agent": {"env": {"PROMPT": "x"}}, "replies": [{"text": "a"}]}`
-	if err := os.WriteFile(filepath.Join(fx, "inproc.json"), []byte(inproc), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFixture(t, fx, "inproc", inProcess)
 	sidecar := filepath.Join(gd, "inproc.tools.json")
 	if err := os.WriteFile(sidecar, []byte("[]\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -451,10 +457,8 @@ func TestSkippedScenarioSidecars(t *testing.T) {
 		t.Errorf("the finding is reported by %d of 3 shards, want 1", reported)
 	}
 	// A pinned scenario's sidecars are its own: nothing to report.
-	pinned := strings.Replace(inproc, `{"description"`, `{"pin": true, "description"`, 1)
-	if err := os.WriteFile(filepath.Join(fx, "inproc.json"), []byte(pinned), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	pinned := strings.Replace(inProcess, `{"description"`, `{"pin": true, "description"`, 1)
+	writeFixture(t, fx, "inproc", pinned)
 	r = replay(t, nil, false, "-fixtures", fx, "-golden", gd, "-shuffle", "0", "-run", "^(inproc|text-turn)$")
 	if r.code != exitOK || lastLine(r.stdout) != "1 passed, 0 failed" {
 		t.Errorf("pinned: exit %d\n%s%s", r.code, r.stdout, r.stderr)

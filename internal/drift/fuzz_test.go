@@ -155,7 +155,7 @@ func checkMutation(t *testing.T, a []byte, seed uint64) string {
 		return "" // one record only: the expected index is 1
 	}
 	root := gjson.ParseBytes(a)
-	if lookup(root, "type").Exists() && lookup(root, "data").Exists() {
+	if wire.Lookup(root, "type").Exists() && wire.Lookup(root, "data").Exists() {
 		return "" // read as a session-log event
 	}
 	format, err := wire.Detect(a)
@@ -326,7 +326,7 @@ func headerPart(f wire.Format, key string) string {
 // of its own (it is then named by position or first key).
 func fuzzToolName(t gjson.Result) string {
 	for _, p := range [][]string{{"name"}, {"function", "name"}, {"custom", "name"}, {"type"}} {
-		if v := lookup(t, p...); v.Type == gjson.String {
+		if v := wire.Lookup(t, p...); v.Type == gjson.String {
 			return v.Str
 		}
 	}
@@ -607,7 +607,7 @@ func mutate(src []byte, s site, f wire.Format, rng *rand.Rand) ([]byte, expectat
 	// A member added to an object.
 	if v.IsObject() && !s.entryElem && (s.named || !s.tool) && !s.naming {
 		add(func() ([]byte, expectation, bool) {
-			if lookup(v, "fuzz_added").Exists() {
+			if wire.Lookup(v, "fuzz_added").Exists() {
 				return nil, expectation{}, false
 			}
 			at := end - 1

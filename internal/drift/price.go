@@ -58,12 +58,12 @@ func (s *side) pricingOf(h *header) *pricing {
 func pricingOf(h *header) *pricing {
 	root := gjson.ParseBytes(h.doc)
 	p := &pricing{wire: h.wire}
-	if m := lookup(root, "config", "model"); m.Type == gjson.String {
+	if m := wire.Lookup(root, "config", "model"); m.Type == gjson.String {
 		p.model = m.Str
 	}
-	p.hourCache = lookup(root, "config", "cache_control", "ttl").String() == "1h"
+	p.hourCache = wire.Lookup(root, "config", "cache_control", "ttl").String() == "1h"
 	for _, name := range []string{"system", "tools"} {
-		v := lookup(root, name)
+		v := wire.Lookup(root, name)
 		if !v.Exists() {
 			continue
 		}
@@ -93,7 +93,7 @@ func storedConversation(rest gjson.Result, f wire.Format) string {
 		return ""
 	}
 	for _, m := range []string{"previous_response_id", "conversation"} {
-		if v := lookup(rest, m); v.Exists() && v.Type != gjson.Null {
+		if v := wire.Lookup(rest, m); v.Exists() && v.Type != gjson.Null {
 			return m
 		}
 	}
@@ -123,7 +123,7 @@ func conversation(rest gjson.Result, f wire.Format) []byte {
 	case wire.Anthropic:
 		members = []string{"messages"}
 	case wire.OpenAIChat:
-		msgs := lookup(rest, "messages")
+		msgs := wire.Lookup(rest, "messages")
 		if !msgs.IsArray() {
 			return nil
 		}
@@ -151,7 +151,7 @@ func conversation(rest gjson.Result, f wire.Format) []byte {
 	}
 	var out []byte
 	for _, m := range members {
-		if v := lookup(rest, m); v.Exists() {
+		if v := wire.Lookup(rest, m); v.Exists() {
 			if out != nil {
 				out = append(out, ',')
 			}
@@ -166,13 +166,13 @@ func conversation(rest gjson.Result, f wire.Format) []byte {
 // data.
 func (p *pricing) captured(src []byte, data span) {
 	d := gjson.ParseBytes(src[data.start:data.end])
-	f := wire.Format(lookup(d, "format").String())
+	f := wire.Format(wire.Lookup(d, "format").String())
 	if f == "" {
 		f = p.wire
 	}
-	p.conv, p.convKnown = conversation(lookup(d, "body"), f), true
-	p.stored = storedConversation(lookup(d, "body"), f)
-	p.path = lookup(d, "path").String()
+	p.conv, p.convKnown = conversation(wire.Lookup(d, "body"), f), true
+	p.stored = storedConversation(wire.Lookup(d, "body"), f)
+	p.path = wire.Lookup(d, "path").String()
 }
 
 // ttl returns the cache lifetime an Anthropic request asks for: "1h" when

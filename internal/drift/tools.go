@@ -17,7 +17,7 @@ import (
 // first member's key (Gemini built-ins), else "#i".
 func toolName(t gjson.Result, i int) string {
 	for _, p := range [...][]string{{"name"}, {"function", "name"}, {"custom", "name"}, {"type"}} {
-		if v := lookup(t, p...); v.Type == gjson.String {
+		if v := wire.Lookup(t, p...); v.Type == gjson.String {
 			return v.Str
 		}
 	}

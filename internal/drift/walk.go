@@ -239,27 +239,6 @@ func occurrence(obj, k, val gjson.Result) gjson.Result {
 	return gjson.Result{Type: gjson.JSON, Raw: obj.Raw[start:end], Index: k.Index}
 }
 
-// lookup follows keys from v as JSON.parse reads objects: where a key is
-// written more than once, its last value counts (gjson's Get takes the
-// first). It returns the zero Result when a key is missing or a value on
-// the way is not an object.
-func lookup(v gjson.Result, keys ...string) gjson.Result {
-	for _, key := range keys {
-		if !v.IsObject() {
-			return gjson.Result{}
-		}
-		var found gjson.Result
-		v.ForEach(func(k, val gjson.Result) bool {
-			if k.Str == key {
-				found = val
-			}
-			return true
-		})
-		v = found
-	}
-	return v
-}
-
 // sameDropped reports whether two members drop the same earlier
 // occurrences, byte for byte.
 func sameDropped(a, b member) bool {

@@ -395,7 +395,7 @@ func (p *Parts) member(f Format, src []byte, kStart, kEnd, vs, vEnd int, seen ma
 		if key == "stream" && string(src[vs:vEnd]) == "true" {
 			p.Stream = true
 		}
-		if f == OpenAIChat && key == "stream_options" && lastMember(gjson.Parse(canon.View(src[vs:vEnd])), "include_usage").Type == gjson.True {
+		if f == OpenAIChat && key == "stream_options" && Lookup(gjson.Parse(canon.View(src[vs:vEnd])), "include_usage").Type == gjson.True {
 			p.Usage = true
 		}
 		if f == OpenAIChat && key == "messages" && src[vs] == '[' {
@@ -432,25 +432,29 @@ func leadingSystem(msgs gjson.Result) (first, last int) {
 // the head of the array make the header's system part. A role written
 // twice counts with its last value, as the provider reads it.
 func SystemMessage(m gjson.Result) bool {
-	r := lastMember(m, "role").String()
+	r := Lookup(m, "role").String()
 	return r == "system" || r == "developer"
 }
 
-// lastMember returns the value of key in the object v as JSON.parse and the
-// provider read it: of members written more than once, the last (gjson's
-// Get takes the first). It is the zero Result when v is not an object or
-// has no such member.
-func lastMember(v gjson.Result, key string) gjson.Result {
-	var found gjson.Result
-	if v.IsObject() {
+// Lookup follows keys from v as JSON.parse and a provider read objects:
+// where a key is written more than once, its last value counts (gjson's
+// Get takes the first). It returns the zero Result when a key is missing
+// or a value on the way is not an object.
+func Lookup(v gjson.Result, keys ...string) gjson.Result {
+	for _, key := range keys {
+		if !v.IsObject() {
+			return gjson.Result{}
+		}
+		var found gjson.Result
 		v.ForEach(func(k, val gjson.Result) bool {
 			if k.Str == key {
 				found = val
 			}
 			return true
 		})
+		v = found
 	}
-	return found
+	return v
 }
 
 // Rebuild gives back the body that [Split] split into p.
