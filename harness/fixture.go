@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/headergold/headergold/internal/agent"
 	"github.com/headergold/headergold/internal/assembler"
@@ -62,6 +63,26 @@ type Fixture struct {
 	// pluginFrom and listenerFrom say which file declared each plugin and
 	// listener with a registerAt (inherited ones too), for [checkReached].
 	pluginFrom, listenerFrom []origin
+	// checked holds, by plugin and tool, the parameters texts as decoded
+	// from files whose JSON syntax was checked (inherited ones too), for
+	// [Fixture.checkedParams]; nil for a plugin without any.
+	checked [][]json.RawMessage
+}
+
+// checkedParams reports whether params is the text that decoding the
+// fixture gave tool k of plugin i: the very bytes, whose syntax the load
+// checked as canon checks it, so that making them canonical can wait
+// until something reads them. A text put there since is not; no text at
+// all needs no check.
+func (f *Fixture) checkedParams(i, k int, params json.RawMessage) bool {
+	if len(params) == 0 {
+		return true
+	}
+	if i >= len(f.checked) || k >= len(f.checked[i]) {
+		return false
+	}
+	c := f.checked[i][k]
+	return len(c) == len(params) && unsafe.SliceData(c) == unsafe.SliceData(params)
 }
 
 // ownEntries counts what a fixture adds on top of the fixture it extends.
@@ -288,6 +309,15 @@ func decodeFixture(file string, raw []byte) (*Fixture, error) {
 	f.listenerFrom = make([]origin, len(f.Listeners))
 	for i := range f.Listeners {
 		f.listenerFrom[i] = origin{file, fmt.Sprintf("listeners[%d]", i), raw}
+	}
+	f.checked = make([][]json.RawMessage, len(f.Plugins))
+	for i, p := range f.Plugins {
+		if slices.ContainsFunc(p.Tools, func(t Tool) bool { return len(t.Parameters) > 0 }) {
+			f.checked[i] = make([]json.RawMessage, len(p.Tools))
+			for k, t := range p.Tools {
+				f.checked[i][k] = t.Parameters
+			}
+		}
 	}
 	return f, f.validateOwn(top)
 }
@@ -567,6 +597,7 @@ func (f *Fixture) inherit(parent *Fixture) (*Fixture, error) {
 	f.Plugins = append(append([]Plugin(nil), parent.Plugins...), f.Plugins...)
 	f.Listeners = append(append([]ListenerOp(nil), parent.Listeners...), f.Listeners...)
 	f.pluginFrom = append(slices.Clip(parent.pluginFrom), f.pluginFrom...)
+	f.checked = append(slices.Clip(parent.checked), f.checked...)
 	f.listenerFrom = append(slices.Clip(parent.listenerFrom), f.listenerFrom...)
 	// Within the file, validateOwn checked duplicates; here the file's own
 	// entries meet the inherited ones.

@@ -180,7 +180,10 @@ func preparePlugins(f *Fixture) *preparedPlugins {
 	// share its parse.
 	var c assembler.Canonicalizer
 	for i, pl := range f.Plugins {
-		p.providers[i], p.errs[i] = c.NewProviderFunc(pl.Name, len(pl.Tools), func(k int) assembler.Tool { return pl.Tools[k].internal() })
+		p.providers[i], p.errs[i] = c.NewProviderFunc(pl.Name, len(pl.Tools), func(k int) (*assembler.Tool, bool) {
+			t := (*assembler.Tool)(&pl.Tools[k])
+			return t, f.checkedParams(i, k, t.Parameters)
+		})
 	}
 	return p
 }

@@ -27,8 +27,11 @@ import (
 type Log struct {
 	mu     sync.Mutex
 	chunks []chunk
-	ends   []int // ends[i] is the offset just past line i's newline
-	size   int
+	// ends[i] is the number of chunks up to line i's newline: offsets
+	// would need every header's length, which only reading the log's
+	// bytes needs.
+	ends  []int
+	plain int // the length of the chunks other than headers
 	// parsed is set when a request/header line came from ParseLog, whose
 	// header this log only has as text.
 	parsed bool
@@ -86,8 +89,8 @@ func ParseLog(b []byte) (*Log, error) {
 func (l *Log) append(line []byte) {
 	l.mu.Lock()
 	l.chunks = append(l.chunks, chunk{b: line[:len(line):len(line)]})
-	l.size += len(line)
-	l.ends = append(l.ends, l.size)
+	l.plain += len(line)
+	l.ends = append(l.ends, len(l.chunks))
 	l.mu.Unlock()
 }
 
@@ -98,8 +101,8 @@ func (l *Log) appendHeader(prefix []byte, h *assembler.Header, suffix []byte) {
 	l.mu.Lock()
 	l.chunks = append(l.chunks, chunk{b: prefix[:len(prefix):len(prefix)]},
 		chunk{header: h}, chunk{b: suffix[:len(suffix):len(suffix)]})
-	l.size += len(prefix) + h.Len() + len(suffix)
-	l.ends = append(l.ends, l.size)
+	l.plain += len(prefix) + len(suffix)
+	l.ends = append(l.ends, len(l.chunks))
 	l.mu.Unlock()
 }
 
@@ -111,7 +114,7 @@ func unsafeBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), le
 func (l *Log) Bytes() []byte {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.join(l.size)
+	return join(l.chunks)
 }
 
 // Len returns the number of events.
@@ -128,21 +131,22 @@ func (l *Log) Prefix(n int) []byte {
 	if n <= 0 {
 		return nil
 	}
-	return l.join(l.ends[n-1])
+	return join(l.chunks[:l.ends[n-1]])
 }
 
-// join returns the first size bytes in one new array; l.mu is held.
-func (l *Log) join(size int) []byte {
+// join returns the bytes of chunks in one new array (nil when there are
+// none).
+func join(chunks []chunk) []byte {
+	size := 0
+	for _, c := range chunks {
+		size += c.len()
+	}
 	if size == 0 {
 		return nil
 	}
 	out := make([]byte, 0, size)
-	for _, c := range l.chunks {
-		b := c.bytes()
-		if len(out)+len(b) >= size {
-			return append(out, b[:size-len(out)]...)
-		}
-		out = append(out, b...)
+	for _, c := range chunks {
+		out = append(out, c.bytes()...)
 	}
 	return out
 }
@@ -199,10 +203,10 @@ func (l *Log) AppendReplacingHeaders(dst []byte, replace func(h *assembler.Heade
 		return dst, false
 	}
 	// Room for the log without its headers, and for short replacements.
-	size := l.size
+	size := l.plain
 	for _, c := range l.chunks {
 		if c.header != nil {
-			size += 64 - c.len()
+			size += 64
 		}
 	}
 	dst = slices.Grow(dst, size)

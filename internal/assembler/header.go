@@ -22,10 +22,12 @@ import (
 // list is left out.
 //
 // An assembled header writes its JSON the first time something reads it,
-// not when it is assembled: its length is known from its parts, and two
-// uses of one header are the same header without reading its bytes, so a
-// run whose header is only ever compared with itself never writes the
-// tools' bytes out (at thousands of tools, that is most of a step's cost).
+// and adds up its length the first time something asks for it, not when
+// it is assembled: two uses of one header are the same header without
+// reading its bytes, so a run whose header is only ever compared with
+// itself never writes the tools' bytes out (at thousands of tools, that
+// is most of a step's cost), nor makes canonical the tools whose provider
+// put that off (Canonicalizer.NewProviderFunc).
 type Header struct {
 	once sync.Once // writes raw, for bytes
 	raw  []byte    // the JSON, once written; set at parse
@@ -33,7 +35,8 @@ type Header struct {
 	// member; config is a sub-slice of it.
 	head   []byte
 	config []byte
-	size   int // len of the JSON
+	sized  sync.Once // sets size, for Len
+	size   int       // len of the JSON; set at parse
 	system string
 	tools  []*canonicalTool // shared with the registry; never modified
 	deps   Deps             // declared dependencies; harness metadata
@@ -65,10 +68,6 @@ func newHeader(model string, sections []Section, tools []*canonicalTool) *Header
 	}
 	h.head = head[:len(head):len(head)]
 	h.config = head[start:end:end]
-	h.size = len(h.head) + 1
-	if len(tools) > 0 {
-		h.size += len(`,"tools":[]`) + toolsLen(tools) - 1
-	}
 	for _, t := range tools {
 		if t.tool.Idempotent {
 			if h.idempotent == nil {
@@ -90,9 +89,9 @@ func (h *Header) bytes() []byte {
 	return h.raw
 }
 
-// write writes the header's JSON from its parts, exactly h.size bytes.
+// write writes the header's JSON from its parts, exactly Len bytes.
 func (h *Header) write() []byte {
-	raw := append(make([]byte, 0, h.size), h.head...)
+	raw := append(make([]byte, 0, h.Len()), h.head...)
 	if len(h.tools) > 0 {
 		raw = append(raw, `,"tools":[`...)
 		for i, t := range h.tools {
@@ -252,7 +251,17 @@ func (h *Header) AppendJSON(dst []byte) []byte { return append(dst, h.bytes()...
 
 // Len returns the length of the header's canonical JSON, without writing
 // it.
-func (h *Header) Len() int { return h.size }
+func (h *Header) Len() int {
+	h.sized.Do(func() {
+		if h.head != nil { // assembled, not parsed
+			h.size = len(h.head) + 1
+			if len(h.tools) > 0 {
+				h.size += len(`,"tools":[]`) + toolsLen(h.tools) - 1
+			}
+		}
+	})
+	return h.size
+}
 
 // Equal reports whether two headers have the same bytes. Two assembled
 // headers with the same config and system and the same registered tools
@@ -263,17 +272,17 @@ func (h *Header) Equal(o *Header) bool {
 	switch {
 	case h == o:
 		return true
-	case h.size != o.size:
-		return false
 	case h.head != nil && o.head != nil && bytes.Equal(h.head, o.head) && slices.Equal(h.tools, o.tools):
 		return true
+	case h.Len() != o.Len():
+		return false
 	}
 	return bytes.Equal(h.bytes(), o.bytes())
 }
 
 // EqualJSON reports whether b is the header's canonical JSON, without
 // copying either.
-func (h *Header) EqualJSON(b []byte) bool { return len(b) == h.size && bytes.Equal(h.bytes(), b) }
+func (h *Header) EqualJSON(b []byte) bool { return len(b) == h.Len() && bytes.Equal(h.bytes(), b) }
 
 // Config returns a copy of the call config object.
 func (h *Header) Config() json.RawMessage { return bytes.Clone(h.config) }
@@ -285,7 +294,7 @@ func (h *Header) System() string { return h.system }
 func (h *Header) Tools() []Tool {
 	out := make([]Tool, len(h.tools))
 	for i, t := range h.tools {
-		out[i] = t.tool.clone()
+		out[i] = t.clone()
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/headergold/headergold/internal/canon"
 )
@@ -41,12 +42,55 @@ func (t Tool) clone() Tool {
 // parts (appendJSON), so a tool's bytes exist only inside the headers that
 // hold it, not once more beside them.
 type canonicalTool struct {
-	tool Tool // private copy; Parameters canonical
+	tool Tool // private copy; Parameters canonical once ready
 	// alt is nil when the tool's name and description are their own
 	// JSON string bodies, as they almost always are: a registered tool
 	// of hundreds then holds no more than its fields.
 	alt      *altJSON
 	provider string // who registered it, for messages
+	// deferred, when set, is the batch that makes Parameters canonical
+	// and sets alt the first time the tool's bytes or length are read
+	// (ready): until then Parameters is the text as given. Name,
+	// Description, DependsOn and Idempotent never change.
+	deferred *deferredBatch
+}
+
+// deferredBatch is the canonical work on the tools of one provider that
+// its caller vouched for (see [Canonicalizer.NewProviderFunc]), done once,
+// by whichever reader of their bytes comes first.
+type deferredBatch struct {
+	once  sync.Once
+	c     *Canonicalizer
+	tools []canonicalTool
+}
+
+// run makes every deferred tool of the batch canonical.
+func (b *deferredBatch) run() {
+	b.c.mu.Lock()
+	defer b.c.mu.Unlock()
+	for i := range b.tools {
+		t := &b.tools[i]
+		if t.deferred != b {
+			continue
+		}
+		params, err := b.c.canonicalParams(t.tool)
+		if err != nil {
+			// The caller vouched for a text that is not JSON canon
+			// accepts, or wrote to it after vouching: a broken
+			// promise, not an input error.
+			panic(fmt.Sprintf("assembler: provider %q: parameters vouched for are not valid: %v", t.provider, err))
+		}
+		t.tool.Parameters = params
+		t.alt = altOf(t.tool)
+	}
+}
+
+// ready makes t canonical if its batch was deferred; every read of
+// Parameters or alt comes after it.
+func (t *canonicalTool) ready() {
+	if b := t.deferred; b != nil {
+		b.once.Do(b.run)
+	}
 }
 
 // altJSON is what a tool's canonical bytes are made of when its own
@@ -67,18 +111,24 @@ type altJSON struct {
 // and its strings' JSON bodies when they differ from the strings.
 func newCanonicalTool(t Tool, provider string) canonicalTool {
 	t.DependsOn = slices.Clone(t.DependsOn)
-	c := canonicalTool{tool: t, provider: provider}
+	return canonicalTool{tool: t, provider: provider, alt: altOf(t)}
+}
+
+// altOf returns the JSON string bodies of t's name and description when
+// they differ from the strings, or nil.
+func altOf(t Tool) *altJSON {
 	// StringBody returns a plain string itself, so the comparisons
 	// below compare a string with itself and stop at its pointer.
 	if name, description := canon.StringBody(t.Name), canon.StringBody(t.Description); name != t.Name || description != t.Description {
-		c.alt = &altJSON{name: name, description: description}
+		return &altJSON{name: name, description: description}
 	}
-	return c
+	return nil
 }
 
 // bodies returns the JSON string bodies of t's name and description;
 // only for a tool whose bytes are its parts (raw unset).
 func (t *canonicalTool) bodies() (name, description string) {
+	t.ready()
 	if t.alt != nil {
 		return t.alt.name, t.alt.description
 	}
@@ -87,6 +137,7 @@ func (t *canonicalTool) bodies() (name, description string) {
 
 // raw returns the bytes a parsed header gave t, or nil.
 func (t *canonicalTool) raw() []byte {
+	t.ready()
 	if t.alt != nil {
 		return t.alt.raw
 	}
@@ -103,6 +154,7 @@ const (
 
 // size returns the length of t's canonical bytes.
 func (t *canonicalTool) size() int {
+	t.ready()
 	if raw := t.raw(); raw != nil {
 		return len(raw)
 	}
@@ -120,6 +172,7 @@ func (t *canonicalTool) size() int {
 // appendJSON appends t's canonical bytes to dst: copies of the parts,
 // with no scan of them.
 func (t *canonicalTool) appendJSON(dst []byte) []byte {
+	t.ready()
 	if raw := t.raw(); raw != nil {
 		return append(dst, raw...)
 	}
@@ -138,13 +191,27 @@ func (t *canonicalTool) appendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
+// clone returns a deep copy of t's tool, canonical.
+func (t *canonicalTool) clone() Tool {
+	t.ready()
+	return t.tool.clone()
+}
+
 // json returns t's canonical bytes in a new array.
 func (t *canonicalTool) json() []byte { return t.appendJSON(make([]byte, 0, t.size())) }
 
 // canonicalize validates t and makes it a registered tool, with its own
 // copy of the canonical parameters.
 func canonicalize(t Tool, provider string) (canonicalTool, error) {
-	return (*Canonicalizer)(nil).canonicalize(t, provider)
+	if t.Name == "" {
+		return canonicalTool{}, errors.New("tool with an empty name")
+	}
+	params, err := (*Canonicalizer)(nil).canonicalParams(t)
+	if err != nil {
+		return canonicalTool{}, err
+	}
+	t.Parameters = params
+	return newCanonicalTool(t, provider), nil
 }
 
 // Canonicalizer makes tools canonical for providers, remembering the
@@ -153,22 +220,35 @@ func canonicalize(t Tool, provider string) (canonicalTool, error) {
 // server often share a schema) share the work of parsing it. It keeps
 // the parameters texts it is given without copying them, so they must not
 // change while it is in use (a harness makes a fixture's plugins canonical
-// with one, from bytes nothing writes). Its zero value is ready to use; it
-// is not safe for concurrent use.
+// with one, from bytes nothing writes). Its zero value is ready to use, and
+// it is safe for concurrent use.
 type Canonicalizer struct {
+	// mu guards params and arena: the deferred work of the providers
+	// c made runs in whatever goroutine first reads their bytes.
+	mu     sync.Mutex
 	params map[string][]byte // parameters text (a view) -> canonical form
 	arena  []byte            // where canonical forms are written, never rewritten
 }
 
 // NewProvider is [NewProvider], with c's memory of parameters texts.
 func (c *Canonicalizer) NewProvider(name string, tools ...Tool) (*Provider, error) {
-	return c.NewProviderFunc(name, len(tools), func(i int) Tool { return tools[i] })
+	return c.NewProviderFunc(name, len(tools), func(i int) (*Tool, bool) { return &tools[i], false })
 }
 
-// NewProviderFunc is NewProvider of the n tools tool(0), …, tool(n-1), for
-// a caller that holds its tools in another form: it converts them one at
-// a time instead of into a slice of its own.
-func (c *Canonicalizer) NewProviderFunc(name string, n int, tool func(int) Tool) (*Provider, error) {
+// NewProviderFunc is NewProvider of the n tools *tool(0), …, *tool(n-1),
+// for a caller that holds its tools in another form: it converts them one
+// at a time instead of into a slice of its own, and copies each.
+//
+// tool also reports whether the caller vouches for the tool's parameters:
+// JSON text that canon accepts (a fixture's, which its loader checked),
+// which nothing writes to for as long as the provider is in use. Such a
+// tool is made canonical (its parameters compacted, its name and
+// description escaped) only when a header's bytes or length are first
+// read, for all the vouched tools of the provider at once: a replay that
+// only ever compares headers with themselves, as one at -shuffle 0 of a
+// fixture that is not pinned does, never reads them. A text that breaks
+// the promise panics then.
+func (c *Canonicalizer) NewProviderFunc(name string, n int, tool func(int) (*Tool, bool)) (*Provider, error) {
 	if name == "" {
 		return nil, errors.New("provider with an empty name")
 	}
@@ -179,10 +259,23 @@ func (c *Canonicalizer) NewProviderFunc(name string, n int, tool func(int) Tool)
 	// parameters are the same text share the canonical form c made of it.
 	cs := make([]canonicalTool, n)
 	p := &Provider{name: name, tools: make([]*canonicalTool, n)}
+	var batch *deferredBatch
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for i := range n {
-		t := tool(i)
+		tp, vouched := tool(i)
+		t := *tp
 		if t.Name == "" {
 			return nil, fmt.Errorf("provider %q: tool with an empty name", name)
+		}
+		p.tools[i] = &cs[i]
+		if vouched {
+			if batch == nil {
+				batch = &deferredBatch{c: c, tools: cs}
+			}
+			t.DependsOn = slices.Clone(t.DependsOn)
+			cs[i] = canonicalTool{tool: t, provider: name, deferred: batch}
+			continue
 		}
 		params, err := c.canonicalParams(t)
 		if err != nil {
@@ -190,14 +283,13 @@ func (c *Canonicalizer) NewProviderFunc(name string, n int, tool func(int) Tool)
 		}
 		t.Parameters = params
 		cs[i] = newCanonicalTool(t, name)
-		p.tools[i] = &cs[i]
 	}
 	return p, nil
 }
 
 // canonicalParams returns the canonical form of t's parameters (nil when it
 // has none), from c's memory or made and remembered now (made for this
-// call alone when c is nil).
+// call alone when c is nil); c.mu is held.
 func (c *Canonicalizer) canonicalParams(t Tool) ([]byte, error) {
 	if len(t.Parameters) == 0 {
 		return nil, nil
@@ -226,19 +318,6 @@ func (c *Canonicalizer) canonicalParams(t Tool) ([]byte, error) {
 	}
 	c.params[canon.View(t.Parameters)] = canonical
 	return canonical, nil
-}
-
-// canonicalize is canonicalize with c's memory (none when c is nil).
-func (c *Canonicalizer) canonicalize(t Tool, provider string) (canonicalTool, error) {
-	if t.Name == "" {
-		return canonicalTool{}, errors.New("tool with an empty name")
-	}
-	params, err := c.canonicalParams(t)
-	if err != nil {
-		return canonicalTool{}, err
-	}
-	t.Parameters = params
-	return newCanonicalTool(t, provider), nil
 }
 
 // Provider is a tool provider whose tools are validated and made canonical

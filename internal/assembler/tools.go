@@ -110,7 +110,7 @@ func (l Tools) check(i, n int) {
 
 // At returns a copy of the tool at i: changing it changes nothing in the
 // list.
-func (l Tools) At(i int) Tool { return l.record(i).tool.clone() }
+func (l Tools) At(i int) Tool { return l.record(i).clone() }
 
 // Name returns the name of the tool at i, without copying the tool.
 func (l Tools) Name(i int) string { return l.record(i).tool.Name }
@@ -147,7 +147,7 @@ func (l Tools) Index(name string) int {
 func (l Tools) Slice() []Tool {
 	out := make([]Tool, 0, l.n)
 	for _, r := range l.records() {
-		out = append(out, r.tool.clone())
+		out = append(out, r.clone())
 	}
 	return out
 }
