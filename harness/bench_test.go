@@ -263,7 +263,9 @@ func BenchmarkCompareLayer(b *testing.B) {
 // goldie's Assert on the fixture's golden bytes, alternating all of them,
 // each from a collected heap (see cleanBatch):
 //
-//   - canonicalise: the fixture's plugins made canonical (once per replay);
+//   - prepare: the fixture's plugins copied into providers (once per
+//     replay), their tools to be made canonical when a header is first
+//     read, in whichever part reads one;
 //   - run: the scenario with those plugins (the agent loop, no network),
 //     writing its log and, beside it, the templated log;
 //   - rebuild: every request checked against its log prefix;
@@ -276,13 +278,13 @@ func BenchmarkCompareLayer(b *testing.B) {
 func BenchmarkReplayParts(b *testing.B) {
 	s := benchSuite(b, -1)
 	fixtures := referenceFixtures(b, s)
-	names := []string{"canonicalise", "run", "rebuild", "trace", "outputs", "uniformity", "compare", "replay"}
+	names := []string{"prepare", "run", "rebuild", "trace", "outputs", "uniformity", "compare", "replay"}
 	t := newTally(len(fixtures), names...)
 	for b.Loop() {
 		for i, fx := range fixtures {
 			var prepared *preparedPlugins
 			steps := map[string]func(){
-				"canonicalise": func() { prepared = preparePlugins(fx.f) },
+				"prepare": func() { prepared = preparePlugins(fx.f) },
 				"run": func() {
 					if _, err := runFixture(fx.f, (&registration{}).with(prepared)); err != nil {
 						b.Fatal(err)

@@ -164,16 +164,20 @@ func (r *registration) apply(fns []func() error) error {
 	return nil
 }
 
-// preparedPlugins holds a fixture's plugins made canonical once, by index
-// in Fixture.Plugins; a plugin that cannot be made canonical keeps its
-// error, which its registration returns, as AddProvider would.
+// preparedPlugins holds a fixture's plugins as providers made once for all
+// the runs of a replay, by index in Fixture.Plugins; a plugin that cannot
+// be made canonical keeps its error, which its registration returns, as
+// AddProvider would.
 type preparedPlugins struct {
 	providers []*assembler.Provider
 	errs      []error
 }
 
-// preparePlugins makes the tools of f's plugins canonical, each distinct
-// parameters text once.
+// preparePlugins makes providers of f's plugins. Their tools are made
+// canonical, each distinct parameters text once, when a header holding
+// them is first read: the texts are those the load checked (a replay that
+// reads no header, as one at -shuffle 0 of a fixture that is not pinned,
+// never does that work); a text put in the fixture since is checked now.
 func preparePlugins(f *Fixture) *preparedPlugins {
 	p := &preparedPlugins{providers: make([]*assembler.Provider, len(f.Plugins)), errs: make([]error, len(f.Plugins))}
 	// One canonicalizer for all the plugins: tools sharing a schema text

@@ -63,7 +63,7 @@ func fromScratch(s *Service) (*Header, error) {
 	}
 	copies := make([]Tool, len(tools))
 	for i, t := range tools {
-		copies[i] = t.tool.clone()
+		copies[i] = t.clone()
 	}
 	list, err := NewTools(copies...)
 	if err != nil {
@@ -316,7 +316,7 @@ func TestCanonicalizerRemembersParameters(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := prov.tools[i]; string(got.json()) != string(want.json()) || string(got.tool.Parameters) != string(want.tool.Parameters) {
+			if got := prov.tools[i]; string(got.json()) != string(want.json()) || string(got.params) != string(want.params) {
 				t.Fatalf("provider %d tool %d: %s, want %s", p, i, got.json(), want.json())
 			}
 			if got := prov.tools[i]; got.size() != len(got.json()) {

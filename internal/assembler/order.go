@@ -66,7 +66,7 @@ func compareKeys(a, b sortKey) int {
 	if c := bytes.Compare(a.t.json(), b.t.json()); c != 0 {
 		return c
 	}
-	return compareRest(&a.t.tool, &b.t.tool)
+	return compareRest(a.t.tool, b.t.tool)
 }
 
 // namePrefix packs the first eight bytes of name, big-endian, into an

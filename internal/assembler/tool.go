@@ -42,16 +42,19 @@ func (t Tool) clone() Tool {
 // parts (appendJSON), so a tool's bytes exist only inside the headers that
 // hold it, not once more beside them.
 type canonicalTool struct {
-	tool Tool // private copy; Parameters canonical once ready
+	// tool is the tool: a private copy without its parameters, or the
+	// caller's own for a tool vouched for (NewProviderFunc), whose
+	// parameters are the text as given. Nothing writes to it.
+	tool *Tool
+	// params is the canonical parameters (nil: none), once ready.
+	params []byte
 	// alt is nil when the tool's name and description are their own
 	// JSON string bodies, as they almost always are: a registered tool
 	// of hundreds then holds no more than its fields.
 	alt      *altJSON
 	provider string // who registered it, for messages
-	// deferred, when set, is the batch that makes Parameters canonical
-	// and sets alt the first time the tool's bytes or length are read
-	// (ready): until then Parameters is the text as given. Name,
-	// Description, DependsOn and Idempotent never change.
+	// deferred, when set, is the batch that sets params and alt the
+	// first time the tool's bytes or length are read (ready).
 	deferred *deferredBatch
 }
 
@@ -73,20 +76,20 @@ func (b *deferredBatch) run() {
 		if t.deferred != b {
 			continue
 		}
-		params, err := b.c.canonicalParams(t.tool)
+		params, err := b.c.canonicalParams(t.tool.Name, t.tool.Parameters)
 		if err != nil {
 			// The caller vouched for a text that is not JSON canon
 			// accepts, or wrote to it after vouching: a broken
 			// promise, not an input error.
 			panic(fmt.Sprintf("assembler: provider %q: parameters vouched for are not valid: %v", t.provider, err))
 		}
-		t.tool.Parameters = params
+		t.params = params
 		t.alt = altOf(t.tool)
 	}
 }
 
-// ready makes t canonical if its batch was deferred; every read of
-// Parameters or alt comes after it.
+// ready makes t canonical if its batch was deferred; every read of params
+// or alt comes after it.
 func (t *canonicalTool) ready() {
 	if b := t.deferred; b != nil {
 		b.once.Do(b.run)
@@ -106,17 +109,19 @@ type altJSON struct {
 	raw []byte
 }
 
-// newCanonicalTool makes the registered tool of t, whose Parameters are
-// canonical and not shared with the caller: its own copy of DependsOn,
-// and its strings' JSON bodies when they differ from the strings.
-func newCanonicalTool(t Tool, provider string) canonicalTool {
+// newCanonicalTool makes the registered tool of *t, a copy of the caller's
+// that it takes over, and params, t's canonical parameters: its own copy
+// of DependsOn, and its strings' JSON bodies when they differ from the
+// strings.
+func newCanonicalTool(t *Tool, params []byte, provider string) canonicalTool {
+	t.Parameters = nil // params holds them
 	t.DependsOn = slices.Clone(t.DependsOn)
-	return canonicalTool{tool: t, provider: provider, alt: altOf(t)}
+	return canonicalTool{tool: t, params: params, provider: provider, alt: altOf(t)}
 }
 
 // altOf returns the JSON string bodies of t's name and description when
 // they differ from the strings, or nil.
-func altOf(t Tool) *altJSON {
+func altOf(t *Tool) *altJSON {
 	// StringBody returns a plain string itself, so the comparisons
 	// below compare a string with itself and stop at its pointer.
 	if name, description := canon.StringBody(t.Name), canon.StringBody(t.Description); name != t.Name || description != t.Description {
@@ -163,8 +168,8 @@ func (t *canonicalTool) size() int {
 	if description != "" {
 		n += len(jsonDescription) + len(description)
 	}
-	if len(t.tool.Parameters) > 0 {
-		n += len(jsonParameters) + len(t.tool.Parameters)
+	if len(t.params) > 0 {
+		n += len(jsonParameters) + len(t.params)
 	}
 	return n
 }
@@ -184,17 +189,20 @@ func (t *canonicalTool) appendJSON(dst []byte) []byte {
 		dst = append(dst, description...)
 	}
 	dst = append(dst, '"')
-	if len(t.tool.Parameters) > 0 {
+	if len(t.params) > 0 {
 		dst = append(dst, jsonParameters...)
-		dst = append(dst, t.tool.Parameters...)
+		dst = append(dst, t.params...)
 	}
 	return append(dst, '}')
 }
 
-// clone returns a deep copy of t's tool, canonical.
+// clone returns a deep copy of t's tool, with its canonical parameters.
 func (t *canonicalTool) clone() Tool {
 	t.ready()
-	return t.tool.clone()
+	c := *t.tool
+	c.Parameters = slices.Clone(t.params)
+	c.DependsOn = slices.Clone(c.DependsOn)
+	return c
 }
 
 // json returns t's canonical bytes in a new array.
@@ -206,12 +214,11 @@ func canonicalize(t Tool, provider string) (canonicalTool, error) {
 	if t.Name == "" {
 		return canonicalTool{}, errors.New("tool with an empty name")
 	}
-	params, err := (*Canonicalizer)(nil).canonicalParams(t)
+	params, err := (*Canonicalizer)(nil).canonicalParams(t.Name, t.Parameters)
 	if err != nil {
 		return canonicalTool{}, err
 	}
-	t.Parameters = params
-	return newCanonicalTool(t, provider), nil
+	return newCanonicalTool(&t, params, provider), nil
 }
 
 // Canonicalizer makes tools canonical for providers, remembering the
@@ -239,10 +246,11 @@ func (c *Canonicalizer) NewProvider(name string, tools ...Tool) (*Provider, erro
 // for a caller that holds its tools in another form: it converts them one
 // at a time instead of into a slice of its own, and copies each.
 //
-// tool also reports whether the caller vouches for the tool's parameters:
-// JSON text that canon accepts (a fixture's, which its loader checked),
-// which nothing writes to for as long as the provider is in use. Such a
-// tool is made canonical (its parameters compacted, its name and
+// tool also reports whether the caller vouches for the tool: its
+// parameters are JSON text that canon accepts (a fixture's, which its
+// loader checked), and nothing writes to the tool or its parameters for
+// as long as the provider is in use, so that the provider keeps the
+// caller's tool instead of a copy. Such a tool is made canonical (its parameters compacted, its name and
 // description escaped) only when a header's bytes or length are first
 // read, for all the vouched tools of the provider at once: a replay that
 // only ever compares headers with themselves, as one at -shuffle 0 of a
@@ -259,12 +267,14 @@ func (c *Canonicalizer) NewProviderFunc(name string, n int, tool func(int) (*Too
 	// parameters are the same text share the canonical form c made of it.
 	cs := make([]canonicalTool, n)
 	p := &Provider{name: name, tools: make([]*canonicalTool, n)}
-	var batch *deferredBatch
+	var (
+		batch  *deferredBatch
+		copies []Tool // of the tools not vouched for, made on the first
+	)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := range n {
-		tp, vouched := tool(i)
-		t := *tp
+		t, vouched := tool(i)
 		if t.Name == "" {
 			return nil, fmt.Errorf("provider %q: tool with an empty name", name)
 		}
@@ -273,41 +283,43 @@ func (c *Canonicalizer) NewProviderFunc(name string, n int, tool func(int) (*Too
 			if batch == nil {
 				batch = &deferredBatch{c: c, tools: cs}
 			}
-			t.DependsOn = slices.Clone(t.DependsOn)
 			cs[i] = canonicalTool{tool: t, provider: name, deferred: batch}
 			continue
 		}
-		params, err := c.canonicalParams(t)
+		params, err := c.canonicalParams(t.Name, t.Parameters)
 		if err != nil {
 			return nil, fmt.Errorf("provider %q: %w", name, err)
 		}
-		t.Parameters = params
-		cs[i] = newCanonicalTool(t, name)
+		if copies == nil {
+			copies = make([]Tool, n)
+		}
+		copies[i] = *t
+		cs[i] = newCanonicalTool(&copies[i], params, name)
 	}
 	return p, nil
 }
 
-// canonicalParams returns the canonical form of t's parameters (nil when it
-// has none), from c's memory or made and remembered now (made for this
-// call alone when c is nil); c.mu is held.
-func (c *Canonicalizer) canonicalParams(t Tool) ([]byte, error) {
-	if len(t.Parameters) == 0 {
+// canonicalParams returns the canonical form of the parameters text of
+// the tool name (nil when it has none), from c's memory or made and
+// remembered now (made for this call alone when c is nil); c.mu is held.
+func (c *Canonicalizer) canonicalParams(name string, text []byte) ([]byte, error) {
+	if len(text) == 0 {
 		return nil, nil
 	}
 	if c == nil {
-		b, err := canon.Compact(nil, t.Parameters)
+		b, err := canon.Compact(nil, text)
 		if err != nil {
-			return nil, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
+			return nil, fmt.Errorf("tool %q: parameters: %w", name, err)
 		}
 		return b[:len(b):len(b)], nil
 	}
-	if known, ok := c.params[string(t.Parameters)]; ok {
+	if known, ok := c.params[string(text)]; ok {
 		return known, nil
 	}
 	start := len(c.arena)
-	arena, err := canon.Compact(c.arena, t.Parameters)
+	arena, err := canon.Compact(c.arena, text)
 	if err != nil {
-		return nil, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
+		return nil, fmt.Errorf("tool %q: parameters: %w", name, err)
 	}
 	// What lies in the arena stays as it is: Compact writes past it, or
 	// into a new array.
@@ -316,7 +328,7 @@ func (c *Canonicalizer) canonicalParams(t Tool) ([]byte, error) {
 	if c.params == nil {
 		c.params = map[string][]byte{}
 	}
-	c.params[canon.View(t.Parameters)] = canonical
+	c.params[canon.View(text)] = canonical
 	return canonical, nil
 }
 

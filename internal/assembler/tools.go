@@ -326,5 +326,5 @@ func sameJSON(a, b *canonicalTool) bool {
 	}
 	an, ad := a.bodies()
 	bn, bd := b.bodies()
-	return an == bn && ad == bd && bytes.Equal(a.tool.Parameters, b.tool.Parameters)
+	return an == bn && ad == bd && bytes.Equal(a.params, b.params)
 }

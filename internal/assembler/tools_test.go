@@ -103,7 +103,7 @@ func toolsEqualTool(a, b Tool) bool {
 }
 
 func toolsEqualRecord(a, b *canonicalTool) bool {
-	return bytes.Equal(a.json(), b.json()) && toolsEqualTool(a.tool, b.tool)
+	return bytes.Equal(a.json(), b.json()) && toolsEqualTool(a.clone(), b.clone())
 }
 
 func toolsShow(c *canonicalTool) string {
@@ -132,7 +132,8 @@ func toolsModelSame(a, b []*canonicalTool) bool {
 func toolsDeepCopy(recs []*canonicalTool) []canonicalTool {
 	out := make([]canonicalTool, len(recs))
 	for i, c := range recs {
-		out[i] = canonicalTool{tool: c.tool.clone(), provider: c.provider}
+		t := c.clone()
+		out[i] = canonicalTool{tool: &t, params: t.Parameters, provider: c.provider}
 		if c.alt != nil {
 			out[i].alt = &altJSON{name: c.alt.name, description: c.alt.description, raw: slices.Clone(c.alt.raw)}
 		}
@@ -176,7 +177,7 @@ func toolsCheck(l Tools, model []*canonicalTool, fresh map[*canonicalTool]bool) 
 		if name := l.Name(i); name != want.tool.Name {
 			return fmt.Errorf("Name(%d) = %q, want %q", i, name, want.tool.Name)
 		}
-		if at := l.At(i); !toolsEqualTool(at, want.tool) {
+		if at := l.At(i); !toolsEqualTool(at, want.clone()) {
 			return fmt.Errorf("At(%d) = %+v, want %+v", i, at, want.tool)
 		}
 	}
@@ -185,7 +186,7 @@ func toolsCheck(l Tools, model []*canonicalTool, fresh map[*canonicalTool]bool) 
 		return fmt.Errorf("Slice() holds %d, want %d", len(s), len(model))
 	}
 	for i := range s {
-		if !toolsEqualTool(s[i], model[i].tool) {
+		if !toolsEqualTool(s[i], model[i].clone()) {
 			return fmt.Errorf("Slice()[%d] = %+v, want %+v", i, s[i], model[i].tool)
 		}
 	}
@@ -347,7 +348,7 @@ func TestToolsAgainstModel(t *testing.T) {
 			// The same tools, made canonical again, in one run.
 			rebuilt := make([]*canonicalTool, len(model))
 			for i, c := range model {
-				rebuilt[i] = toolsRecord(t, c.tool)
+				rebuilt[i] = toolsRecord(t, c.clone())
 			}
 			if m := listOf(newToolArray(rebuilt)); !l.same(m) || !m.same(l) {
 				fail("not same as its tools rebuilt")
@@ -453,13 +454,13 @@ func TestToolsImmutable(t *testing.T) {
 			}
 			toolsCheckContent(t, what, o.records(), content[other])
 			for i := range o.Len() {
-				if !toolsEqualTool(o.At(i), content[other][i].tool) || o.Name(i) != content[other][i].tool.Name {
+				if !toolsEqualTool(o.At(i), content[other][i].clone()) || o.Name(i) != content[other][i].tool.Name {
 					t.Errorf("%s: At(%d) = %+v, want %+v", what, i, o.At(i), content[other][i].tool)
 				}
 			}
 			s := o.Slice()
 			for i := range s {
-				if !toolsEqualTool(s[i], content[other][i].tool) {
+				if !toolsEqualTool(s[i], content[other][i].clone()) {
 					t.Errorf("%s: Slice()[%d] = %+v, want %+v", what, i, s[i], content[other][i].tool)
 				}
 			}
@@ -699,7 +700,7 @@ func TestToolsZeroValue(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a.Len() != 2 || a.Name(0) != "a" || a.Name(1) != "b" || a.Index("b") != 1 || !toolsEqualTool(a.At(0), toolsRecord(t, toolsSmall("a")).tool) {
+		if a.Len() != 2 || a.Name(0) != "a" || a.Name(1) != "b" || a.Index("b") != 1 || !toolsEqualTool(a.At(0), toolsRecord(t, toolsSmall("a")).clone()) {
 			t.Errorf("%s: Append(a, b) = %+v", name, a.Slice())
 		}
 		if r := a.Reverse(); r.Name(0) != "b" || r.Index("a") != 1 {
@@ -903,7 +904,7 @@ func TestToolsConcurrentReads(t *testing.T) {
 					return
 				}
 				i := (k*13 + g) % l.Len()
-				if at := l.At(i); !toolsEqualTool(at, model[i].tool) || l.Name(i) != model[i].tool.Name {
+				if at := l.At(i); !toolsEqualTool(at, model[i].clone()) || l.Name(i) != model[i].tool.Name {
 					t.Errorf("goroutine %d: At(%d) = %+v, want %+v", g, i, at, model[i].tool)
 					return
 				}
