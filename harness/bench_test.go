@@ -338,7 +338,7 @@ func BenchmarkReplayParts(b *testing.B) {
 // BenchmarkPermutationPass measures what the permutation pass costs, for
 // the bundled reference fixtures: one permutation run (seeded shuffled
 // registration, concurrent every other time) against a run in the listed
-// order, both registering plugins made canonical once; and a replay with
+// order, both registering plugins prepared once; and a replay with
 // the default 8 permutation runs against one at -shuffle 0.
 func BenchmarkPermutationPass(b *testing.B) {
 	s0, s8 := benchSuite(b, -1), benchSuite(b, 0)

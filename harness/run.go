@@ -176,8 +176,8 @@ type preparedPlugins struct {
 // preparePlugins makes providers of f's plugins. Their tools are made
 // canonical, each distinct parameters text once, when a header holding
 // them is first read: the texts are those the load checked (a replay that
-// reads no header, as one at -shuffle 0 of a fixture that is not pinned,
-// never does that work); a text put in the fixture since is checked now.
+// reads no header, as one of a fixture that is not pinned, never does that
+// work); a text put in the fixture since is checked now.
 func preparePlugins(f *Fixture) *preparedPlugins {
 	p := &preparedPlugins{providers: make([]*assembler.Provider, len(f.Plugins)), errs: make([]error, len(f.Plugins))}
 	// One canonicalizer for all the plugins: tools sharing a schema text

@@ -253,9 +253,9 @@ func (c *Canonicalizer) NewProvider(name string, tools ...Tool) (*Provider, erro
 // caller's tool instead of a copy. Such a tool is made canonical (its parameters compacted, its name and
 // description escaped) only when a header's bytes or length are first
 // read, for all the vouched tools of the provider at once: a replay that
-// only ever compares headers with themselves, as one at -shuffle 0 of a
-// fixture that is not pinned does, never reads them. A text that breaks
-// the promise panics then.
+// only ever compares headers by their parts, as one of a fixture that is
+// not pinned does, never reads them. A text that breaks the promise
+// panics then.
 func (c *Canonicalizer) NewProviderFunc(name string, n int, tool func(int) (*Tool, bool)) (*Provider, error) {
 	if name == "" {
 		return nil, errors.New("provider with an empty name")
@@ -333,7 +333,8 @@ func (c *Canonicalizer) canonicalParams(name string, text []byte) ([]byte, error
 }
 
 // Provider is a tool provider whose tools are validated and made canonical
-// once, to be registered with [Service.Register] in any number of services
+// once (tools vouched for to [Canonicalizer.NewProviderFunc], when first
+// read), to be registered with [Service.Register] in any number of services
 // without doing that work again (a harness registers the same plugins in
 // every run of a scenario). It is immutable and safe for concurrent use.
 type Provider struct {
