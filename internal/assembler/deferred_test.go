@@ -15,6 +15,21 @@ func vouched(tools []Tool) func(int) (*Tool, bool) {
 	return func(i int) (*Tool, bool) { return &tools[i], true }
 }
 
+// bothProviders returns a provider of tools made canonical at once, and
+// one of the same tools vouched for.
+func bothProviders(t *testing.T, tools []Tool) (eager, deferred *Provider) {
+	t.Helper()
+	eager, err := NewProvider("p", tools...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c Canonicalizer
+	if deferred, err = c.NewProviderFunc("p", len(tools), vouched(tools)); err != nil {
+		t.Fatal(err)
+	}
+	return eager, deferred
+}
+
 // assembleWith registers p in a new service and assembles once.
 func assembleWith(t *testing.T, p *Provider) (*Header, error) {
 	t.Helper()
@@ -43,15 +58,7 @@ func TestDeferredToolsMatchEager(t *testing.T) {
 				tools[i].Description = "say \"hi\"\n" // its JSON body differs from it
 			}
 		}
-		eager, err := NewProvider("p", tools...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var c Canonicalizer
-		lazy, err := c.NewProviderFunc("p", len(tools), vouched(tools))
-		if err != nil {
-			t.Fatal(err)
-		}
+		eager, lazy := bothProviders(t, tools)
 		want, werr := assembleWith(t, eager)
 		got, gerr := assembleWith(t, lazy)
 		if fmt.Sprint(werr) != fmt.Sprint(gerr) {
@@ -155,16 +162,8 @@ func TestDeferredToolsConcurrentFirstRead(t *testing.T) {
 		tools[i] = randomTool(r)
 		tools[i].Name, tools[i].DependsOn = fmt.Sprintf("t%02d", i), nil
 	}
-	eager, err := NewProvider("p", tools...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	eager, lazy := bothProviders(t, tools)
 	want, err := assembleWith(t, eager)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c Canonicalizer
-	lazy, err := c.NewProviderFunc("p", len(tools), vouched(tools))
 	if err != nil {
 		t.Fatal(err)
 	}
