@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // vouched hands NewProviderFunc the tools, each vouched for.
@@ -192,16 +193,17 @@ func TestDeferredToolsConcurrentFirstRead(t *testing.T) {
 }
 
 // TestDeferredBrokenPromisePanics: a text vouched for that is not JSON
-// panics when first read, naming the provider; a text not vouched for is
-// an error at once, as ever.
+// panics when first read, naming the provider, and at every read after
+// that (a recovered panic does not leave a header that reads as empty); a
+// text not vouched for is an error at once, as ever.
 func TestDeferredBrokenPromisePanics(t *testing.T) {
 	t.Parallel()
-	tools := []Tool{{Name: "x", Parameters: json.RawMessage(`{"a":}`)}}
+	tools := []Tool{{Name: "x", Parameters: json.RawMessage(`{"a":}`)}, {Name: "y", Parameters: json.RawMessage(`{"b":1}`)}}
 	var c Canonicalizer
 	if _, err := c.NewProviderFunc("plain", 1, func(i int) (*Tool, bool) { return &tools[i], false }); err == nil || !strings.Contains(err.Error(), `provider "plain": tool "x": parameters`) {
 		t.Fatalf("unvouched invalid parameters: %v", err)
 	}
-	p, err := c.NewProviderFunc("vouching", 1, vouched(tools))
+	p, err := c.NewProviderFunc("vouching", len(tools), vouched(tools))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,11 +211,62 @@ func TestDeferredBrokenPromisePanics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
-		if v := recover(); v == nil || !strings.Contains(fmt.Sprint(v), `provider "vouching"`) {
-			t.Fatalf("panic %v, want one naming the provider", v)
+	reads := []struct {
+		name string
+		read func()
+	}{
+		{"JSON", func() { _ = h.JSON() }},
+		{"JSON again", func() { _ = h.JSON() }},
+		{"Len", func() { _ = h.Len() }},
+		{"ToolJSON", func() { _ = h.ToolJSON(1) }},
+		{"Tools", func() { _ = h.Tools() }},
+	}
+	for _, r := range reads {
+		func() {
+			defer func() {
+				if v := recover(); v == nil || !strings.Contains(fmt.Sprint(v), `provider "vouching"`) {
+					t.Errorf("%s: panic %v, want one naming the provider", r.name, v)
+				}
+			}()
+			r.read()
+		}()
+	}
+}
+
+// TestDeferredCallbackMayReadHeaders: NewProviderFunc's callback may read
+// a header whose deferred tools the same Canonicalizer made, which makes
+// them canonical then.
+func TestDeferredCallbackMayReadHeaders(t *testing.T) {
+	t.Parallel()
+	first := []Tool{{Name: "a", Parameters: json.RawMessage(`{ "type": "object" }`)}}
+	var c Canonicalizer
+	p, err := c.NewProviderFunc("first", 1, vouched(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := assembleWith(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := []Tool{{Name: "b", Parameters: json.RawMessage(`{"type":"object"}`)}}
+	done := make(chan string, 1)
+	go func() {
+		var read string
+		_, err := c.NewProviderFunc("second", 1, func(i int) (*Tool, bool) {
+			read = h.JSON()
+			return &second[i], false
+		})
+		if err != nil {
+			read = err.Error()
 		}
+		done <- read
 	}()
-	_ = h.JSON()
-	t.Fatal("no panic")
+	select {
+	case read := <-done:
+		if want := `{"config":{"model":"m"},"tools":[{"name":"a","parameters":{"type":"object"}}]}`; read != want {
+			t.Fatalf("read %s, want %s", read, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("NewProviderFunc still running after 10s: its callback's read of a header waits for a lock it holds")
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/headergold/headergold/internal/canon"
@@ -37,9 +38,11 @@ type Header struct {
 	config []byte
 	sized  sync.Once // sets size, for Len
 	size   int       // len of the JSON; set at parse
-	system string
-	tools  []*canonicalTool // shared with the registry; never modified
-	deps   Deps             // declared dependencies; harness metadata
+	// toolsReady is set once every tool is canonical (readyTools).
+	toolsReady atomic.Bool
+	system     string
+	tools      []*canonicalTool // shared with the registry; never modified
+	deps       Deps             // declared dependencies; harness metadata
 	// idempotent names the tools declared idempotent (nil: none), so the
 	// loop's look-up at every tool call does not walk the tool list.
 	idempotent map[string]bool
@@ -79,8 +82,23 @@ func newHeader(model string, sections []Section, tools []*canonicalTool) *Header
 	return h
 }
 
+// readyTools makes the header's tools canonical before its length or
+// bytes are worked out, outside the Once that keeps them: a broken
+// promise of a provider's (canonicalTool.ready) then panics at every read
+// instead of leaving a header that reads as empty.
+func (h *Header) readyTools() {
+	if h.toolsReady.Load() {
+		return
+	}
+	for _, t := range h.tools {
+		t.ready()
+	}
+	h.toolsReady.Store(true)
+}
+
 // bytes returns the header's JSON, written on the first call.
 func (h *Header) bytes() []byte {
+	h.readyTools()
 	h.once.Do(func() {
 		if h.raw == nil {
 			h.raw = h.write()
@@ -252,6 +270,7 @@ func (h *Header) AppendJSON(dst []byte) []byte { return append(dst, h.bytes()...
 // Len returns the length of the header's canonical JSON, without writing
 // it.
 func (h *Header) Len() int {
+	h.readyTools()
 	h.sized.Do(func() {
 		if h.head != nil { // assembled, not parsed
 			h.size = len(h.head) + 1

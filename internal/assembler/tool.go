@@ -62,12 +62,13 @@ type canonicalTool struct {
 // its caller vouched for (see [Canonicalizer.NewProviderFunc]), done once,
 // by whichever reader of their bytes comes first.
 type deferredBatch struct {
-	once  sync.Once
-	c     *Canonicalizer
-	tools []canonicalTool
+	once   sync.Once
+	c      *Canonicalizer
+	tools  []canonicalTool
+	broken string // set by run when a text vouched for is not valid
 }
 
-// run makes every deferred tool of the batch canonical.
+// run makes every deferred tool of the batch canonical, or sets broken.
 func (b *deferredBatch) run() {
 	b.c.mu.Lock()
 	defer b.c.mu.Unlock()
@@ -78,10 +79,8 @@ func (b *deferredBatch) run() {
 		}
 		params, err := b.c.canonicalParams(t.tool.Name, t.tool.Parameters)
 		if err != nil {
-			// The caller vouched for a text that is not JSON canon
-			// accepts, or wrote to it after vouching: a broken
-			// promise, not an input error.
-			panic(fmt.Sprintf("assembler: provider %q: parameters vouched for are not valid: %v", t.provider, err))
+			b.broken = fmt.Sprintf("assembler: provider %q: parameters vouched for are not valid: %v", t.provider, err)
+			return
 		}
 		t.params = params
 		t.alt = altOf(t.tool)
@@ -89,10 +88,15 @@ func (b *deferredBatch) run() {
 }
 
 // ready makes t canonical if its batch was deferred; every read of params
-// or alt comes after it.
+// or alt comes after it. A text vouched for that is not valid JSON (or
+// was written to after vouching) is a broken promise, not an input error:
+// every read of the batch's tools panics.
 func (t *canonicalTool) ready() {
 	if b := t.deferred; b != nil {
 		b.once.Do(b.run)
+		if b.broken != "" {
+			panic(b.broken)
+		}
 	}
 }
 
@@ -271,8 +275,6 @@ func (c *Canonicalizer) NewProviderFunc(name string, n int, tool func(int) (*Too
 		batch  *deferredBatch
 		copies []Tool // of the tools not vouched for, made on the first
 	)
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	for i := range n {
 		t, vouched := tool(i)
 		if t.Name == "" {
@@ -286,7 +288,11 @@ func (c *Canonicalizer) NewProviderFunc(name string, n int, tool func(int) (*Too
 			cs[i] = canonicalTool{tool: t, provider: name, deferred: batch}
 			continue
 		}
+		// Not held while tool runs: it may read a header whose
+		// deferred tools c made.
+		c.mu.Lock()
 		params, err := c.canonicalParams(t.Name, t.Parameters)
+		c.mu.Unlock()
 		if err != nil {
 			return nil, fmt.Errorf("provider %q: %w", name, err)
 		}
