@@ -301,11 +301,18 @@ func price(res *Result, d *Difference, a, b *pricing, model string) {
 		switch {
 		case at.Segment == cost.Messages:
 			note("that one is in the conversation (messages), which is not compared, so its kind is not known")
-		case onlyEncodingIn(d, at.Segment):
+		case firstIn(d, at.Segment) != nil && firstIn(d, at.Segment).Kind == Encoding:
 			note("that one is only of encoding too: this is what a byte-prefix cache would lose")
 		}
 	case onlyEncoding(d.Kinds):
 		note("only the encoding differs: a provider that parses the body renders both sides alike, so this is what a byte-prefix cache would lose")
+	case at.Segment != cost.Messages && at.Segment != cost.Config:
+		// The header differs in content somewhere, but what is priced
+		// is its first difference in render order, which may be of
+		// encoding alone.
+		if x := firstIn(d, at.Segment); x != nil && x.Kind == Encoding {
+			note("the first difference in that order (%s at %s) is only of encoding: a provider that parses the body renders it alike and keeps the prefix up to the first difference of content, so this is what a byte-prefix cache would lose", encodingNote(x), x.Path)
+		}
 	}
 	res.CacheNote = strings.Join(notes, "; ")
 }
@@ -365,27 +372,39 @@ func onlyEncoding(kinds []Kind) bool {
 	return len(kinds) == 1 && kinds[0] == Encoding
 }
 
-// onlyEncodingIn reports whether every difference of d under the header
-// member member ("tools", "system") is of encoding, and there is one.
-// Diffs may be cut short at MaxDiffs: then only a header whose kinds are
-// all encoding settles it.
-func onlyEncodingIn(d *Difference, member string) bool {
-	if onlyEncoding(d.Kinds) {
-		return true
+// firstIn returns the difference of d under the header member member
+// ("tools", "system") that comes first in the body, where that member's
+// bytes are in the order they are rendered in: by its offset in B, or in
+// A where B lacks it. It returns nil when none is listed, or when Diffs
+// was cut short at MaxDiffs and the header's kinds are not encoding
+// alone, as what was cut may come first.
+func firstIn(d *Difference, member string) *Diff {
+	if d.MoreDiffs > 0 && !onlyEncoding(d.Kinds) {
+		return nil
 	}
-	if d.MoreDiffs > 0 {
-		return false
+	var first *Diff
+	at := func(x *Diff) int {
+		if x.OffsetB >= 0 {
+			return x.OffsetB
+		}
+		return x.OffsetA
 	}
-	found := false
-	for _, x := range d.Diffs {
-		if x.Path == member || strings.HasPrefix(x.Path, member+".") {
-			if x.Kind != Encoding {
-				return false
-			}
-			found = true
+	for i := range d.Diffs {
+		x := &d.Diffs[i]
+		if (x.Path == member || strings.HasPrefix(x.Path, member+".")) && (first == nil || at(x) < at(first)) {
+			first = x
 		}
 	}
-	return found
+	return first
+}
+
+// encodingNote is what x's note says of an encoding difference, or
+// "encoding".
+func encodingNote(x *Diff) string {
+	if x.Note == "" {
+		return "encoding"
+	}
+	return x.Note
 }
 
 // CacheLines returns the lines replay diff prints for the cost of the

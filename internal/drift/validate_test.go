@@ -304,6 +304,35 @@ func TestConfigEncodingPrice(t *testing.T) {
 	}
 }
 
+// TestEncodingFirstPrice: a header that differs in content somewhere but
+// whose first difference in render order is only of encoding is priced
+// there, with the note that a parsing provider would keep more; one whose
+// first difference is of content has no such note.
+func TestEncodingFirstPrice(t *testing.T) {
+	base := []byte(`{"model":"claude-sonnet-4-5","max_tokens":1024,"system":"S","tools":[{"name":"a","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"hi"}]}` + "\n")
+	escapedSystem := bytes.Replace(base, []byte(`"system":"S"`), []byte(`"system":"\u0053"`), 1)
+	escapedTool := bytes.Replace(base, []byte(`"name":"a"`), []byte(`"name":"\u0061"`), 1)
+	for _, tc := range []struct {
+		name, segment string
+		b             []byte
+		note          bool
+	}{
+		// Anthropic renders tools, then system.
+		{"escaped tool, system edited", "tools", bytes.Replace(escapedTool, []byte(`"system":"S"`), []byte(`"system":"T"`), 1), true},
+		{"tool edited, system escaped", "tools", bytes.Replace(escapedSystem, []byte(`"type":"object"`), []byte(`"type":"array"`), 1), false},
+		{"system escaped, conversation edited", "system", bytes.Replace(escapedSystem, []byte(`"content":"hi"`), []byte(`"content":"ho"`), 1), false},
+	} {
+		res := compareBytes(t, base, tc.b, Options{})
+		if res.First == nil || res.Cache == nil || res.CacheAt.Segment != tc.segment {
+			t.Fatalf("%s: first %+v, cache %+v at %+v", tc.name, res.First, res.Cache, res.CacheAt)
+		}
+		has := strings.Contains(res.CacheNote, "is only of encoding: a provider that parses the body renders it alike")
+		if has != tc.note {
+			t.Errorf("%s: kinds %v, note %q; want the encoding-first note: %v", tc.name, res.First.Kinds, res.CacheNote, tc.note)
+		}
+	}
+}
+
 // TestOverflowingNumbers: numbers too large for a double are ±Infinity
 // to JSON.parse, so their sign matters and their spelling does not.
 func TestOverflowingNumbers(t *testing.T) {
