@@ -155,6 +155,14 @@ func Test(t *testing.T, opts harness.Options) {
 			// helpers up through t.Run, parallel subtests included.
 			t.Helper()
 			t.Parallel()
+			if got := t.Name()[strings.LastIndex(t.Name(), "/")+1:]; got != f.Name {
+				// go test made the name unique: another subtest of the
+				// parent has it. -run then selects this one as got, which
+				// names no fixture, so neither a record nor the commands
+				// printed here could select it.
+				t.Fatalf("go test named this subtest %s, not %s: another subtest of %s has that name (two calls of goldentest.Test whose directories share the fixture %s?), so go test -run cannot select it to replay or record it alone; call each Test in a subtest of its own, t.Run(dir, …)",
+					got, f.Name, parent, f.Name)
+			}
 			if opts.Context != nil && opts.Context.Err() != nil {
 				t.Fatalf("Options.Context was done before %s ran (%v): the subtests of goldentest.Test are parallel, so they run after Test returns, "+
 					"when a context the calling test cancels with defer is cancelled already; pass t.Context(), or a context that outlives the test", f.Name, context.Cause(opts.Context))
@@ -173,7 +181,7 @@ func Test(t *testing.T, opts harness.Options) {
 				return
 			}
 			if f.Seeded() {
-				t.Logf("seed %d: reproduce with HEADERGOLD_SEED=%d go test -run '^%s$/^%s$'", s.Seed(), s.Seed(), parent, f.Name)
+				t.Logf("seed %d: reproduce with HEADERGOLD_SEED=%d go test -run '%s/^%s$'", s.Seed(), s.Seed(), testPattern(parent), f.Name)
 			}
 			if advice := harness.RecordAdvice(res, opts.Commands); advice != "" {
 				t.Log(advice)

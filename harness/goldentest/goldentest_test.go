@@ -399,6 +399,49 @@ func TestSubtestsNameTheFixtureAndTakeTheSeed(t *testing.T) {
 	}
 }
 
+// TestSubtestNamesInCommands: the command that reproduces a seeded
+// failure selects its subtest under a parent whose name go test rewrites
+// ("dir (a)" is "dir_(a)", a pattern that must be escaped), and a
+// fixture whose subtest go test renamed, because a second call of Test in
+// the same test has a fixture of that name, fails saying so. Test runs in
+// a child process.
+func TestSubtestNamesInCommands(t *testing.T) {
+	if dirs := os.Getenv("HEADERGOLD_TEST_NAMES_DIRS"); dirs != "" {
+		opts := func(dir string) harness.Options {
+			return harness.Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Shuffle: 1}
+		}
+		d := filepath.SplitList(dirs)
+		t.Run("dir (a)", func(t *testing.T) { Test(t, opts(d[0])) })
+		Test(t, opts(d[1]))
+		Test(t, opts(d[2]))
+		return
+	}
+	var dirs []string
+	for range 3 {
+		dirs = append(dirs, filepath.Dir(layout(t, "two").Fixtures))
+	}
+	// The first directory's fixture fails: its golden log is of another
+	// reply.
+	writeFile(t, filepath.Join(dirs[0], "fixtures", "two.json"), strings.Replace(minimalFixture, `"hello"`, `"hi there"`, 1))
+	const parent = "TestSubtestNamesInCommands"
+	cmd := exec.Command(os.Args[0], "-test.run", "^"+parent+"$", "-test.v")
+	cmd.Env = append(os.Environ(), "HEADERGOLD_TEST_NAMES_DIRS="+strings.Join(dirs, string(os.PathListSeparator)), "HEADERGOLD_SEED=77", "GOLDIE_UPDATE=", "CI=")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("the child passed:\n%s", out)
+	}
+	for _, want := range []string{
+		"seed 77: reproduce with HEADERGOLD_SEED=77 go test -run '^" + parent + "$/^dir_\\(a\\)$/^two$'",
+		"--- PASS: " + parent + "/two ",
+		"--- FAIL: " + parent + "/two#01 ",
+		"go test named this subtest two#01, not two: another subtest of " + parent + " has that name",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("go test output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 // TestRecordingRefusedUnderCI: GOLDIE_UPDATE=1 with CI set fails the test
 // and writes nothing. Test runs in a child process.
 func TestRecordingRefusedUnderCI(t *testing.T) {
