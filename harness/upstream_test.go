@@ -73,6 +73,10 @@ func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
 	case u.fault == "status":
 		wire.WriteError(w, e.Format, http.StatusTooManyRequests, "rate limited: slow down")
 		return
+	case u.fault == "badutf8" && e.Format == wire.Anthropic:
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"real-model\",\"content\":[{\"type\":\"text\",\"text\":\"Oslo \xff\xfe\"}],\"stop_reason\":\"end_turn\",\"stop_sequence\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}")
+		return
 	case u.fault == "drop":
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(200)
@@ -300,6 +304,7 @@ func TestRecordFromUpstreamFailuresWriteNothing(t *testing.T) {
 		"cut gemini":  {fault: "cut", env: `"FORMAT": "gemini", "STREAM": "1"`, want: "gemini stream ended without a chunk giving a finishReason"},
 		"interrupted": {env: `"FORMAT": "anthropic", "BLOCK": "1"`, cancel: true, want: "context canceled"},
 		"no upstream": {env: `"FORMAT": "openai-chat"`, want: "did not answer"},
+		"not UTF-8":   {fault: "badutf8", env: `"FORMAT": "anthropic"`, want: "the upstream response is not valid UTF-8"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/wire"
@@ -60,9 +61,14 @@ type Server struct {
 	done     chan struct{}
 	consumed chan struct{} // closed once every scripted reply is served
 	failed   chan struct{} // closed at the first failure
-	recorded []wire.Reply
+	// proxying counts the proxied requests still being answered, which
+	// Recorded and Failures wait for: each is forwarded outside mu, as
+	// a scripted reply is written, so that one long upstream response
+	// holds up none of the agent's other requests.
+	proxying sync.WaitGroup
 
 	mu       sync.Mutex
+	recorded []wire.Reply // by request number, from 1
 	requests []Request
 	failures []string
 	httpN    int // every HTTP request, for messages
@@ -157,8 +163,10 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
-// Failures returns what went wrong, one message per failed request.
+// Failures returns what went wrong, one message per failed request,
+// once every proxied request has been answered.
 func (s *Server) Failures() []string {
+	s.proxying.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.failures...)
@@ -179,8 +187,11 @@ func (s *Server) Unused() int {
 func (s *Server) Consumed() <-chan struct{} { return s.consumed }
 
 // Recorded returns the replies recorded from the upstream provider, one
-// per generation request, each with the response as received.
+// per generation request, each with the response as received, once every
+// proxied request has been answered (a request that failed, which
+// Failures names, leaves a zero Reply in its place).
 func (s *Server) Recorded() []wire.Reply {
+	s.proxying.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]wire.Reply(nil), s.recorded...)
@@ -206,10 +217,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 // take numbers one request and takes its reply from the script, one
 // request at a time: the script is a sequence, and the order in which a
 // concurrent agent's requests arrive is for the repeat pass to judge. A
-// request refused, proxied or answered with a count is answered here;
-// otherwise the reply is written by the function returned, outside the
-// lock, so that a client slow to read a long stream holds up no other
-// request, as a real provider serves each on its own.
+// request refused or answered with a count is answered here; otherwise
+// the reply is written, or the request proxied, by the function
+// returned, outside the lock, so that a client slow to read a long stream
+// (or an upstream slow to send one) holds up no other request, as a real
+// provider serves each on its own.
 func (s *Server) take(w http.ResponseWriter, r *http.Request, e wire.Endpoint, routed bool, body []byte, readErr error) func() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -286,8 +298,11 @@ func (s *Server) take(w http.ResponseWriter, r *http.Request, e wire.Endpoint, r
 	ask := wire.AskOf(e, parts)
 	s.requests = append(s.requests, Request{N: n, Path: r.URL.Path, Format: e.Format, Stream: ask.Stream, Body: body, parts: parts})
 	if s.upstream != nil {
-		s.proxy(w, r, e, n, body, where)
-		return nil
+		s.proxying.Add(1)
+		return func() {
+			defer s.proxying.Done()
+			s.proxy(w, r, e, n, body, where)
+		}
 	}
 	reply := s.replies[n-1]
 	return func() {
@@ -422,14 +437,19 @@ func copyEndToEnd(dst, src http.Header) {
 	}
 }
 
-// proxy forwards one generation request upstream, streams the answer
-// back to the agent as it arrives and records it.
+// proxy forwards generation request n upstream, streams the answer back
+// to the agent as it arrives and records it. It runs outside s.mu.
 func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, n int, body []byte, where string) {
+	addFailure := func(msg string) {
+		s.mu.Lock()
+		s.addFailure(msg)
+		s.mu.Unlock()
+	}
 	// Messages name the upstream without its query, which may hold a
 	// key, and without a password its URL may hold.
 	fail := func(status int, format string, args ...any) {
 		msg := fmt.Sprintf(format, args...)
-		s.addFailure(where + ": " + msg)
+		addFailure(where + ": " + msg)
 		wire.WriteError(w, e.Format, status, "headergold recording proxy: "+msg)
 	}
 	base := s.upstream(e.Format)
@@ -486,20 +506,26 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, 
 	}
 	switch {
 	case readErr != nil:
-		s.addFailure(fmt.Sprintf("%s: the upstream response broke off after %d bytes: %v", where, got.Len(), up.Hide(readErr)))
+		addFailure(fmt.Sprintf("%s: the upstream response broke off after %d bytes: %v", where, got.Len(), up.Hide(readErr)))
 		// The agent's response breaks off too: returning would end it
 		// as a complete one, which a lenient client takes for the
 		// reply. net/http closes the connection at this panic, which
 		// it recovers without a word.
 		panic(http.ErrAbortHandler)
 	case resp.StatusCode >= 300:
-		s.addFailure(fmt.Sprintf("%s: upstream %s answered HTTP %d: %s", where, shown, resp.StatusCode, upstreamMessage(got.Bytes())))
+		addFailure(fmt.Sprintf("%s: upstream %s answered HTTP %d: %s", where, shown, resp.StatusCode, upstreamMessage(got.Bytes())))
+		return
+	}
+	if at := invalidUTF8(got.Bytes()); at >= 0 {
+		// A fixture is JSON: it could keep only another text than the
+		// one the agent received, and serve that at every replay.
+		addFailure(fmt.Sprintf("%s: the upstream response is not valid UTF-8 (byte %d of %d): a scenario, which is JSON text, cannot keep it as the agent received it", where, at, got.Len()))
 		return
 	}
 	ct := resp.Header.Get("Content-Type")
 	reply, err := wire.ParseResponse(e.Format, ct, got.Bytes())
 	if err != nil {
-		s.addFailure(fmt.Sprintf("%s: reading the upstream response: %v", where, err))
+		addFailure(fmt.Sprintf("%s: reading the upstream response: %v", where, err))
 		return
 	}
 	for i, c := range reply.ToolCalls {
@@ -511,7 +537,29 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, 
 		}
 	}
 	reply.Recorded = &wire.Recorded{Status: resp.StatusCode, ContentType: ct, Body: got.String()}
-	s.recorded = append(s.recorded, reply)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.recorded) < n {
+		s.recorded = append(s.recorded, make([]wire.Reply, n-len(s.recorded))...)
+	}
+	s.recorded[n-1] = reply
+}
+
+// invalidUTF8 returns the offset of the first byte of b that is not valid
+// UTF-8, or -1.
+func invalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
 }
 
 // upstreamMessage is a provider error's message, or the start of the body.

@@ -2,13 +2,16 @@ package capture
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/headergold/headergold/internal/wire"
 )
@@ -136,5 +139,117 @@ func TestProxyPassesOnABrokenResponse(t *testing.T) {
 	}
 	if fails := strings.Join(srv.Failures(), "\n"); !strings.Contains(fails, "the upstream response broke off after 14 bytes") {
 		t.Errorf("failures %q", fails)
+	}
+}
+
+// A proxied request whose upstream response is still coming holds up no
+// other request: an agent that waits for a count, or for a second
+// generation request, before it reads the first stream is answered, and
+// each recorded reply is the one of its own request.
+func TestProxyHoldsUpNoOne(t *testing.T) {
+	release := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		first := strings.Contains(string(body), `"first"`)
+		text := "second"
+		if first {
+			text = "first"
+		}
+		rec := httptest.NewRecorder()
+		wire.WriteResponse(rec, wire.Endpoint{Format: wire.Anthropic}, wire.Ask{Model: "m"}, 1, wire.Reply{Text: text})
+		maps.Copy(w.Header(), rec.Header())
+		w.WriteHeader(rec.Code)
+		if first {
+			// The first response starts, then waits for the test.
+			w.(http.Flusher).Flush()
+			<-release
+		}
+		w.Write(rec.Body.Bytes())
+	}))
+	defer up.Close()
+	defer close(release) // on failure, before up.Close waits for the handler
+	srv, err := Start(Options{Upstream: func(wire.Format) string { return up.URL }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	post := func(path, content string) <-chan string {
+		done := make(chan string, 1)
+		go func() {
+			resp, err := http.Post(srv.URL()+path, "application/json", strings.NewReader(`{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"`+content+`"}]}`))
+			if err != nil {
+				done <- err.Error()
+				return
+			}
+			defer resp.Body.Close()
+			out, _ := io.ReadAll(resp.Body)
+			done <- string(out)
+		}()
+		return done
+	}
+	first := post("/v1/messages", "first")
+	// Requests takes the lock a proxy holding it would hold: waited for
+	// aside, so that the test fails in time.
+	taken := make(chan struct{})
+	go func() {
+		for len(srv.Requests()) == 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		close(taken)
+	}()
+	select {
+	case <-taken:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first request was not taken within 10s, or its proxying holds the lock")
+	}
+	for _, c := range []struct{ path, content, want string }{
+		{"/v1/messages/count_tokens", "count", "input_tokens"},
+		{"/v1/messages", "second", `"second"`},
+	} {
+		select {
+		case got := <-post(c.path, c.content):
+			if !strings.Contains(got, c.want) {
+				t.Errorf("%s: %s", c.path, got)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s waited 10s behind a proxied response still coming", c.path)
+		}
+	}
+	release <- struct{}{}
+	if got := <-first; !strings.Contains(got, `"first"`) {
+		t.Errorf("first: %s", got)
+	}
+	rec := srv.Recorded()
+	if len(rec) != 2 || rec[0].Text != "first" || rec[1].Text != "second" || len(srv.Failures()) > 0 {
+		t.Errorf("recorded %+v, failures %q", rec, srv.Failures())
+	}
+}
+
+// A response that is not valid UTF-8 is passed on as received, but not
+// recorded: a scenario, which is JSON, could only keep another text.
+func TestProxyRefusesToRecordInvalidUTF8(t *testing.T) {
+	const sent = "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[{\"type\":\"text\",\"text\":\"Oslo \xff\xfe\"}],\"stop_reason\":\"end_turn\",\"stop_sequence\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, sent)
+	}))
+	defer up.Close()
+	srv, err := Start(Options{Upstream: func(wire.Format) string { return up.URL }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	resp, err := http.Post(srv.URL()+"/v1/messages", "application/json", strings.NewReader(`{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != sent {
+		t.Errorf("the agent got %q, not the response as sent", body)
+	}
+	want := fmt.Sprintf("the upstream response is not valid UTF-8 (byte %d of %d)", strings.Index(sent, "\xff"), len(sent))
+	if fails := strings.Join(srv.Failures(), "\n"); !strings.Contains(fails, want) || len(srv.Recorded()) != 0 {
+		t.Errorf("failures %q, want %q; recorded %d", fails, want, len(srv.Recorded()))
 	}
 }
