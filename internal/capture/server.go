@@ -61,13 +61,14 @@ type Server struct {
 	done     chan struct{}
 	consumed chan struct{} // closed once every scripted reply is served
 	failed   chan struct{} // closed at the first failure
-	// proxying counts the proxied requests still being answered, which
-	// Recorded and Failures wait for: each is forwarded outside mu, as
-	// a scripted reply is written, so that one long upstream response
-	// holds up none of the agent's other requests.
-	proxying sync.WaitGroup
-
 	mu       sync.Mutex
+	// proxying holds the numbers of the requests being proxied, which
+	// Recorded and Failures wait for (idle signals each end): each is
+	// forwarded outside mu, as a scripted reply is written, so that one
+	// long upstream response holds up none of the agent's other
+	// requests.
+	proxying map[int]bool
+	idle     *sync.Cond
 	recorded []wire.Reply // by request number, from 1
 	requests []Request
 	failures []string
@@ -94,7 +95,8 @@ func Start(opts Options) (*Server, error) {
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	s := &Server{replies: opts.Replies, upstream: opts.Upstream, client: client, ln: ln,
-		done: make(chan struct{}), consumed: make(chan struct{}), failed: make(chan struct{})}
+		done: make(chan struct{}), consumed: make(chan struct{}), failed: make(chan struct{}), proxying: map[int]bool{}}
+	s.idle = sync.NewCond(&s.mu)
 	if opts.Upstream == nil && len(opts.Replies) == 0 {
 		close(s.consumed)
 	}
@@ -164,12 +166,29 @@ func (s *Server) Requests() []Request {
 }
 
 // Failures returns what went wrong, one message per failed request,
-// once every proxied request has been answered.
+// once the requests being proxied when it is called have been answered.
 func (s *Server) Failures() []string {
-	s.proxying.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.waitProxied()
 	return append([]string(nil), s.failures...)
+}
+
+// waitProxied waits, with s.mu held, until the requests taken so far are
+// no longer being proxied. Those taken meanwhile are not waited for: an
+// agent that keeps sending would keep the caller waiting.
+func (s *Server) waitProxied() {
+	upTo := len(s.requests)
+	for {
+		open := false
+		for n := range s.proxying {
+			open = open || n <= upTo
+		}
+		if !open {
+			return
+		}
+		s.idle.Wait()
+	}
 }
 
 // Unused returns how many scripted replies no request took.
@@ -187,14 +206,19 @@ func (s *Server) Unused() int {
 func (s *Server) Consumed() <-chan struct{} { return s.consumed }
 
 // Recorded returns the replies recorded from the upstream provider, one
-// per generation request, each with the response as received, once every
-// proxied request has been answered (a request that failed, which
-// Failures names, leaves a zero Reply in its place).
+// per generation request taken, each with the response as received, once
+// those requests have been answered (a request that failed, which
+// Failures names, has a zero Reply).
 func (s *Server) Recorded() []wire.Reply {
-	s.proxying.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]wire.Reply(nil), s.recorded...)
+	s.waitProxied()
+	if s.upstream == nil {
+		return nil
+	}
+	out := make([]wire.Reply, len(s.requests))
+	copy(out, s.recorded)
+	return out
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -298,9 +322,14 @@ func (s *Server) take(w http.ResponseWriter, r *http.Request, e wire.Endpoint, r
 	ask := wire.AskOf(e, parts)
 	s.requests = append(s.requests, Request{N: n, Path: r.URL.Path, Format: e.Format, Stream: ask.Stream, Body: body, parts: parts})
 	if s.upstream != nil {
-		s.proxying.Add(1)
+		s.proxying[n] = true
 		return func() {
-			defer s.proxying.Done()
+			defer func() {
+				s.mu.Lock()
+				delete(s.proxying, n)
+				s.idle.Broadcast()
+				s.mu.Unlock()
+			}()
 			s.proxy(w, r, e, n, body, where)
 		}
 	}

@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -249,7 +251,57 @@ func TestProxyRefusesToRecordInvalidUTF8(t *testing.T) {
 		t.Errorf("the agent got %q, not the response as sent", body)
 	}
 	want := fmt.Sprintf("the upstream response is not valid UTF-8 (byte %d of %d)", strings.Index(sent, "\xff"), len(sent))
-	if fails := strings.Join(srv.Failures(), "\n"); !strings.Contains(fails, want) || len(srv.Recorded()) != 0 {
-		t.Errorf("failures %q, want %q; recorded %d", fails, want, len(srv.Recorded()))
+	if fails := strings.Join(srv.Failures(), "\n"); !strings.Contains(fails, want) {
+		t.Errorf("failures %q, want %q", fails, want)
+	}
+	if rec := srv.Recorded(); len(rec) != 1 || rec[0].Recorded != nil {
+		t.Errorf("recorded %+v, want the zero reply of a failed request", rec)
+	}
+}
+
+// Failures and Recorded may be read while an agent is still sending
+// requests through the proxy (an agent started elsewhere, after a failed
+// request): go test -race checks that they wait without a race.
+func TestProxyReadWhileProxying(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		wire.WriteResponse(w, wire.Endpoint{Format: wire.Anthropic}, wire.Ask{Model: "m"}, 1, wire.Reply{Text: "ok"})
+	}))
+	defer up.Close()
+	srv, err := Start(Options{Upstream: func(wire.Format) string { return up.URL }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	const agents, each = 4, 10
+	var wg sync.WaitGroup
+	for range agents {
+		wg.Go(func() {
+			for range each {
+				resp, err := http.Post(srv.URL()+"/v1/messages", "application/json", strings.NewReader(`{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"hi"}]}`))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		})
+	}
+	stop := make(chan struct{})
+	go func() { wg.Wait(); close(stop) }()
+	for reading := true; reading; {
+		select {
+		case <-stop:
+			reading = false
+		default:
+			if f := srv.Failures(); len(f) > 0 {
+				t.Fatalf("failures %q", f)
+			}
+			_ = srv.Recorded()
+		}
+	}
+	if rec := srv.Recorded(); len(rec) != agents*each || slices.ContainsFunc(rec, func(r wire.Reply) bool { return r.Text != "ok" }) {
+		t.Errorf("%d replies recorded of %d: %+v", len(rec), agents*each, rec)
 	}
 }

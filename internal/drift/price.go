@@ -301,7 +301,7 @@ func price(res *Result, d *Difference, a, b *pricing, model string) {
 		switch {
 		case at.Segment == cost.Messages:
 			note("that one is in the conversation (messages), which is not compared, so its kind is not known")
-		case firstIn(d, at.Segment) != nil && firstIn(d, at.Segment).Kind == Encoding:
+		case onlyEncoding(d.Kinds) || firstIn(d, at.Segment) != nil && firstIn(d, at.Segment).Kind == Encoding:
 			note("that one is only of encoding too: this is what a byte-prefix cache would lose")
 		}
 	case onlyEncoding(d.Kinds):
@@ -374,24 +374,37 @@ func onlyEncoding(kinds []Kind) bool {
 
 // firstIn returns the difference of d under the header member member
 // ("tools", "system") that comes first in the body, where that member's
-// bytes are in the order they are rendered in: by its offset in B, or in
-// A where B lacks it. It returns nil when none is listed, or when Diffs
-// was cut short at MaxDiffs and the header's kinds are not encoding
-// alone, as what was cut may come first.
+// bytes are in the order they are rendered in: by offset in B, or in A
+// when one of them is not in B (a removed member), as offsets in the two
+// bodies do not compare. It returns nil when none is listed, when their
+// order is not known (one of them only in A, another only in B), or when
+// Diffs was cut short at MaxDiffs, as what was cut may come first.
 func firstIn(d *Difference, member string) *Diff {
-	if d.MoreDiffs > 0 && !onlyEncoding(d.Kinds) {
+	if d.MoreDiffs > 0 {
 		return nil
 	}
-	var first *Diff
-	at := func(x *Diff) int {
-		if x.OffsetB >= 0 {
-			return x.OffsetB
-		}
-		return x.OffsetA
-	}
+	var in []*Diff
+	inA, inB := true, true
 	for i := range d.Diffs {
-		x := &d.Diffs[i]
-		if (x.Path == member || strings.HasPrefix(x.Path, member+".")) && (first == nil || at(x) < at(first)) {
+		if x := &d.Diffs[i]; x.Path == member || strings.HasPrefix(x.Path, member+".") {
+			in = append(in, x)
+			inA, inB = inA && x.OffsetA >= 0, inB && x.OffsetB >= 0
+		}
+	}
+	var at func(*Diff) int
+	switch {
+	case len(in) == 0:
+		return nil
+	case inB:
+		at = func(x *Diff) int { return x.OffsetB }
+	case inA:
+		at = func(x *Diff) int { return x.OffsetA }
+	default:
+		return nil
+	}
+	first := in[0]
+	for _, x := range in[1:] {
+		if at(x) < at(first) {
 			first = x
 		}
 	}

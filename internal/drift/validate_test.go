@@ -307,29 +307,61 @@ func TestConfigEncodingPrice(t *testing.T) {
 // TestEncodingFirstPrice: a header that differs in content somewhere but
 // whose first difference in render order is only of encoding is priced
 // there, with the note that a parsing provider would keep more; one whose
-// first difference is of content has no such note.
+// first difference is of content has no such note, nor one whose order
+// is not known.
 func TestEncodingFirstPrice(t *testing.T) {
-	base := []byte(`{"model":"claude-sonnet-4-5","max_tokens":1024,"system":"S","tools":[{"name":"a","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"hi"}]}` + "\n")
-	escapedSystem := bytes.Replace(base, []byte(`"system":"S"`), []byte(`"system":"\u0053"`), 1)
-	escapedTool := bytes.Replace(base, []byte(`"name":"a"`), []byte(`"name":"\u0061"`), 1)
+	anthropic := func(system, tools string) []byte {
+		return []byte(`{"model":"claude-sonnet-4-5","max_tokens":1024,"system":"` + system + `","tools":[` + tools + `],"messages":[{"role":"user","content":"hi"}]}` + "\n")
+	}
+	tool := func(name, description string) string {
+		return `{"name":"` + name + `","description":"` + description + `","input_schema":{"type":"object"}}`
+	}
+	long := strings.Repeat("x", 500)
+	base := anthropic("S", tool("a", "A."))
 	for _, tc := range []struct {
 		name, segment string
-		b             []byte
+		a, b          []byte
 		note          bool
 	}{
 		// Anthropic renders tools, then system.
-		{"escaped tool, system edited", "tools", bytes.Replace(escapedTool, []byte(`"system":"S"`), []byte(`"system":"T"`), 1), true},
-		{"tool edited, system escaped", "tools", bytes.Replace(escapedSystem, []byte(`"type":"object"`), []byte(`"type":"array"`), 1), false},
-		{"system escaped, conversation edited", "system", bytes.Replace(escapedSystem, []byte(`"content":"hi"`), []byte(`"content":"ho"`), 1), false},
+		{"escaped tool, system edited", "tools", base, anthropic("T", tool(`\u0061`, "A.")), true},
+		{"tool edited, system escaped", "tools", base, anthropic(`\u0053`, tool("a", "B.")), false},
+		// A removed tool's offset is in A alone: the tools' order is
+		// read in A, where tool a comes before b, whatever the lengths
+		// before them in B.
+		{"tool removed before an escaped one", "tools",
+			anthropic(long, tool("a", long)+","+tool("b", "B.")), anthropic("S", tool(`\u0062`, "B.")), false},
+		{"escaped tool before a removed one", "tools",
+			anthropic("S", tool("a", "A.")+","+tool("b", "B.")), anthropic(long, tool(`\u0061`, "A.")), true},
 	} {
-		res := compareBytes(t, base, tc.b, Options{})
+		res := compareBytes(t, tc.a, tc.b, Options{})
 		if res.First == nil || res.Cache == nil || res.CacheAt.Segment != tc.segment {
 			t.Fatalf("%s: first %+v, cache %+v at %+v", tc.name, res.First, res.Cache, res.CacheAt)
 		}
 		has := strings.Contains(res.CacheNote, "is only of encoding: a provider that parses the body renders it alike")
 		if has != tc.note {
-			t.Errorf("%s: kinds %v, note %q; want the encoding-first note: %v", tc.name, res.First.Kinds, res.CacheNote, tc.note)
+			t.Errorf("%s: kinds %v, diffs %+v, note %q; want the encoding-first note: %v", tc.name, res.First.Kinds, res.First.Diffs, res.CacheNote, tc.note)
 		}
+	}
+	// A config that differs only in encoding, in more places than the
+	// differences listed, and a system prompt escaped: the header is of
+	// encoding alone, so the priced system difference is too.
+	stops := func(escaped bool) string {
+		var q []string
+		for i := range 61 {
+			v := fmt.Sprintf("s%d", i)
+			if escaped {
+				v = `\u0073` + v[1:]
+			}
+			q = append(q, `"`+v+`"`)
+		}
+		return strings.Join(q, ",")
+	}
+	a := []byte(`{"model":"claude-sonnet-4-5","max_tokens":1024,"stop_sequences":[` + stops(false) + `],"system":"S","messages":[{"role":"user","content":"hi"}]}` + "\n")
+	b := []byte(`{"model":"claude-sonnet-4-5","max_tokens":1024,"stop_sequences":[` + stops(true) + `],"system":"\u0053","messages":[{"role":"user","content":"hi"}]}` + "\n")
+	res := compareBytes(t, a, b, Options{})
+	if res.First == nil || res.First.MoreDiffs == 0 || res.CacheAt == nil || res.CacheAt.Segment != "system" || !strings.Contains(res.CacheNote, "that one is only of encoding too") {
+		t.Errorf("config encoding past the listed differences: first %+v, cache at %+v, note %q", res.First, res.CacheAt, res.CacheNote)
 	}
 }
 
