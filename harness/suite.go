@@ -48,7 +48,7 @@ type Options struct {
 	// Listen, when set, serves the fake provider of the captured
 	// scenarios on it instead of starting their agents: an agent started
 	// elsewhere (an IDE, a server) is pointed at it, and the run ends when
-	// the script is consumed. OnListen is called with the session first,
+	// the script is consumed (so Load refuses it beside Upstream). OnListen is called with the session first,
 	// to tell the user the base URLs to export. The runs of the suite take
 	// turns on the one listener, which the harness leaves open for its
 	// owner to close (two suites must not share one); a listener without
@@ -206,6 +206,12 @@ func Load(opts Options) (*Suite, error) { return load(opts.context(), opts) }
 
 // load is [Load] with ctx bounding its wait for a record's lock.
 func load(ctx context.Context, opts Options) (*Suite, error) {
+	if opts.Listen != nil && opts.Upstream != nil {
+		// A run served on Listen ends when its script is consumed, and
+		// one recorded from a provider has no script: it would only end
+		// by failing or by Options.Context.
+		return nil, errors.New("Options.Listen with Options.Upstream: a run served to an agent started elsewhere ends when its scripted replies are used, and a recording from the upstream has none; record through agent.exec or Options.Agent")
+	}
 	dir := opts.fixturesDir()
 	entries, err := os.ReadDir(dir)
 	if err != nil {

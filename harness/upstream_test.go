@@ -632,3 +632,19 @@ func TestRecordFromUpstreamTimeoutHasNoScript(t *testing.T) {
 		t.Errorf("the upstream had %d requests, want 1", len(up.keys))
 	}
 }
+
+// TestListenWithUpstreamRefused: a run served on Options.Listen ends when
+// its script is used, and a recording from the upstream has none, so the
+// two together could only end by failing: Load refuses them.
+func TestListenWithUpstreamRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dir := t.TempDir()
+	_, err = Load(Options{Fixtures: dir, Golden: dir, Listen: ln, Upstream: &Upstream{URL: "http://127.0.0.1:1"}})
+	if err == nil || !strings.Contains(err.Error(), "Options.Listen with Options.Upstream") {
+		t.Fatalf("Load: %v", err)
+	}
+}
