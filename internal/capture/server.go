@@ -535,7 +535,13 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, 
 	}
 	switch {
 	case readErr != nil:
-		addFailure(fmt.Sprintf("%s: the upstream response broke off after %d bytes: %v", where, got.Len(), up.Hide(readErr)))
+		if r.Context().Err() != nil {
+			// The upstream request is the agent's: it ended because
+			// the agent's did, not because the provider broke off.
+			addFailure(fmt.Sprintf("%s: the agent's connection closed after %d bytes of the upstream response (the agent stopped, or gave up on the response): %v", where, got.Len(), up.Hide(readErr)))
+		} else {
+			addFailure(fmt.Sprintf("%s: the upstream response broke off after %d bytes: %v", where, got.Len(), up.Hide(readErr)))
+		}
 		// The agent's response breaks off too: returning would end it
 		// as a complete one, which a lenient client takes for the
 		// reply. net/http closes the connection at this panic, which

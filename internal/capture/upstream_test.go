@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -303,5 +304,41 @@ func TestProxyReadWhileProxying(t *testing.T) {
 	}
 	if rec := srv.Recorded(); len(rec) != agents*each || slices.ContainsFunc(rec, func(r wire.Reply) bool { return r.Text != "ok" }) {
 		t.Errorf("%d replies recorded of %d: %+v", len(rec), agents*each, rec)
+	}
+}
+
+// An agent that gives up on a proxied response is named as the cause,
+// not the provider: the upstream request ended because the agent's did.
+func TestProxyNamesAnAgentThatGaveUp(t *testing.T) {
+	release := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: ping\ndata: {\"type\":\"ping\"}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer up.Close()
+	defer close(release)
+	srv, err := Start(Options{Upstream: func(wire.Format) string { return up.URL }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL()+"/v1/messages", strings.NewReader(`{"model":"m","max_tokens":9,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 10)
+	io.ReadFull(resp.Body, buf) // the stream has begun
+	cancel()
+	resp.Body.Close()
+	fails := strings.Join(srv.Failures(), "\n")
+	if !strings.Contains(fails, "the agent's connection closed after") || strings.Contains(fails, "the upstream response broke off") {
+		t.Errorf("failures %q", fails)
 	}
 }
