@@ -648,3 +648,60 @@ func TestListenWithUpstreamRefused(t *testing.T) {
 		t.Fatalf("Load: %v", err)
 	}
 }
+
+// TestRecordGivesUpOnAStalledProxy: an in-process agent that ignores its
+// context, with a request proxied to an upstream that stalls mid-stream,
+// is given up on after its timeout and grace, and the record fails then,
+// naming the request, rather than waiting on the stream.
+func TestRecordGivesUpOnAStalledProxy(t *testing.T) {
+	stall := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: ping\ndata: {\"type\":\"ping\"}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-stall:
+		case <-r.Context().Done():
+		}
+	}))
+	defer up.Close()
+	defer close(stall)
+	agent := func(_ context.Context, s *Session) error {
+		// No context: the request outlives the run.
+		req, err := http.NewRequest(http.MethodPost, s.AnthropicBaseURL+"/v1/messages",
+			strings.NewReader(`{"model":"m","max_tokens":9,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+		if err != nil {
+			return err
+		}
+		resp, err := s.HTTPClient.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		_, err = io.Copy(io.Discard, resp.Body)
+		return err
+	}
+	opts := agentDirs(t, agent)
+	opts.Upstream = &Upstream{URL: up.URL}
+	writeFile(t, filepath.Join(opts.Fixtures, "stalled.json"), `{"description":"d","runs":1,"agent":{"timeout":"1s"}}`+"\n")
+	done := make(chan string, 1)
+	go func() {
+		_, failed, err := mustLoad(t, opts).Record(RecordOptions{})
+		var msgs []string
+		for _, r := range failed {
+			for _, f := range r.Failures {
+				msgs = append(msgs, f.String())
+			}
+		}
+		done <- fmt.Sprint(err, "\n", strings.Join(msgs, "\n"))
+	}()
+	select {
+	case got := <-done:
+		if !strings.Contains(got, "HTTP request 1 (POST /v1/messages)") {
+			t.Errorf("record: %s", got)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("record still running 20s after a run of 1s timeout: it waits on the stalled proxied stream")
+	}
+}

@@ -175,9 +175,10 @@ func (s *Server) Failures() []string {
 }
 
 // waitProxied waits, with s.mu held, until the requests taken so far are
-// no longer being proxied. Those taken meanwhile are not waited for: an
-// agent that keeps sending would keep the caller waiting.
-func (s *Server) waitProxied() {
+// no longer being proxied, and returns their number. Those taken
+// meanwhile are not waited for: an agent that keeps sending would keep
+// the caller waiting.
+func (s *Server) waitProxied() int {
 	upTo := len(s.requests)
 	for {
 		open := false
@@ -185,7 +186,7 @@ func (s *Server) waitProxied() {
 			open = open || n <= upTo
 		}
 		if !open {
-			return
+			return upTo
 		}
 		s.idle.Wait()
 	}
@@ -206,17 +207,17 @@ func (s *Server) Unused() int {
 func (s *Server) Consumed() <-chan struct{} { return s.consumed }
 
 // Recorded returns the replies recorded from the upstream provider, one
-// per generation request taken, each with the response as received, once
-// those requests have been answered (a request that failed, which
-// Failures names, has a zero Reply).
+// per generation request taken before the call, each with the response as
+// received, once those requests have been answered (a request that
+// failed, which Failures names, has a zero Reply).
 func (s *Server) Recorded() []wire.Reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.waitProxied()
+	n := s.waitProxied()
 	if s.upstream == nil {
 		return nil
 	}
-	out := make([]wire.Reply, len(s.requests))
+	out := make([]wire.Reply, n)
 	copy(out, s.recorded)
 	return out
 }

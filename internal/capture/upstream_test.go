@@ -342,3 +342,62 @@ func TestProxyNamesAnAgentThatGaveUp(t *testing.T) {
 		t.Errorf("failures %q", fails)
 	}
 }
+
+// Recorded waits for the requests taken before it is called and returns
+// their replies alone: one taken while it waits, still being proxied, is
+// not given a zero reply as if it had failed.
+func TestProxyRecordedIsOfTheRequestsBeforeIt(t *testing.T) {
+	hold := map[string]chan struct{}{"first": make(chan struct{}), "second": make(chan struct{})}
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		for k, c := range hold {
+			if strings.Contains(string(body), `"`+k+`"`) {
+				select {
+				case <-c:
+				case <-r.Context().Done():
+				}
+			}
+		}
+		wire.WriteResponse(w, wire.Endpoint{Format: wire.Anthropic}, wire.Ask{Model: "m"}, 1, wire.Reply{Text: "ok"})
+	}))
+	defer up.Close()
+	srv, err := Start(Options{Upstream: func(wire.Format) string { return up.URL }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	defer close(hold["second"]) // before Close, which waits for it
+	post := func(content string) {
+		go func() {
+			resp, err := http.Post(srv.URL()+"/v1/messages", "application/json", strings.NewReader(`{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"`+content+`"}]}`))
+			if err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+	}
+	taken := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); len(srv.Requests()) < n; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("request %d not taken within 10s", n)
+			}
+		}
+	}
+	post("first")
+	taken(1)
+	got := make(chan []wire.Reply, 1)
+	go func() { got <- srv.Recorded() }()
+	time.Sleep(50 * time.Millisecond) // Recorded is waiting for request 1
+	post("second")
+	taken(2)
+	close(hold["first"])
+	select {
+	case rec := <-got:
+		if len(rec) != 1 || rec[0].Text != "ok" {
+			t.Errorf("recorded %+v, want request 1's reply alone", rec)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Recorded waited 10s, for a request taken after it was called")
+	}
+}
