@@ -320,10 +320,10 @@ func (s *Suite) runCaptured(ctx context.Context, f *Fixture, v variation, cr cap
 	default:
 		runErr = runInProcess(ctx, s.opts.Agent, sess, timeout)
 	}
-	// The run is over: what the server still serves (a request of an
-	// agent that was given up on, proxied to an upstream that stalls) is
-	// ended now, so that what it saw is read whole and at once.
-	srv.Close()
+	// The run is over: a request still being proxied (an agent given up
+	// on, its upstream stalled mid-stream) is ended now, so that what the
+	// server saw can be read without waiting on it.
+	srv.StopProxying()
 	// What the fake provider saw goes first: it is the cause when the
 	// agent then failed (a request past the script, then exit 1), and the
 	// agent's error ends with its stderr, which must stay last.

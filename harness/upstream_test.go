@@ -698,7 +698,7 @@ func TestRecordGivesUpOnAStalledProxy(t *testing.T) {
 	}()
 	select {
 	case got := <-done:
-		if !strings.Contains(got, "HTTP request 1 (POST /v1/messages)") {
+		if !strings.Contains(got, "HTTP request 1 (POST /v1/messages): the run was over") {
 			t.Errorf("record: %s", got)
 		}
 	case <-time.After(20 * time.Second):

@@ -69,12 +69,16 @@ type Server struct {
 	// requests.
 	proxying map[int]bool
 	idle     *sync.Cond
-	recorded []wire.Reply // by request number, from 1
-	requests []Request
-	failures []string
-	httpN    int // every HTTP request, for messages
-	asked    int // every generation request, refused ones too, for messages
-	format   wire.Format
+	// runOver ends the requests being proxied when it is done
+	// (StopProxying).
+	runOver     context.Context
+	stopProxies context.CancelFunc
+	recorded    []wire.Reply // by request number, from 1
+	requests    []Request
+	failures    []string
+	httpN       int // every HTTP request, for messages
+	asked       int // every generation request, refused ones too, for messages
+	format      wire.Format
 }
 
 // Start serves the script until Close.
@@ -97,6 +101,7 @@ func Start(opts Options) (*Server, error) {
 	s := &Server{replies: opts.Replies, upstream: opts.Upstream, client: client, ln: ln,
 		done: make(chan struct{}), consumed: make(chan struct{}), failed: make(chan struct{}), proxying: map[int]bool{}}
 	s.idle = sync.NewCond(&s.mu)
+	s.runOver, s.stopProxies = context.WithCancel(context.Background())
 	if opts.Upstream == nil && len(opts.Replies) == 0 {
 		close(s.consumed)
 	}
@@ -147,6 +152,7 @@ func (t toServer) CloseIdleConnections() { t.rt.CloseIdleConnections() }
 
 // Close stops the server and waits for it; requests in flight are cut.
 func (s *Server) Close() {
+	s.stopProxies()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := s.srv.Shutdown(ctx); err != nil {
@@ -164,6 +170,12 @@ func (s *Server) Requests() []Request {
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
 }
+
+// StopProxying ends the requests still being proxied, each a failure: the
+// run they belong to is over (its agent exited, or was given up on), and
+// an upstream that stalls mid-stream would otherwise keep them, and
+// Failures and Recorded, waiting.
+func (s *Server) StopProxying() { s.stopProxies() }
 
 // Failures returns what went wrong, one message per failed request,
 // once the requests being proxied when it is called have been answered.
@@ -493,7 +505,11 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, 
 		return
 	}
 	shown := up.Shown()
-	req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, shown, bytes.NewReader(body))
+	// The upstream request ends with the agent's, or with the run.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	defer context.AfterFunc(s.runOver, cancel)()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, shown, bytes.NewReader(body))
 	if err != nil {
 		fail(http.StatusBadGateway, "upstream %s: %v", shown, up.Hide(err))
 		return
@@ -536,7 +552,9 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, 
 	}
 	switch {
 	case readErr != nil:
-		if r.Context().Err() != nil {
+		if s.runOver.Err() != nil {
+			addFailure(fmt.Sprintf("%s: the run was over (its agent exited or was given up on) after %d bytes of the upstream response, which had not ended", where, got.Len()))
+		} else if r.Context().Err() != nil {
 			// The upstream request is the agent's: it ended because
 			// the agent's did, not because the provider broke off.
 			addFailure(fmt.Sprintf("%s: the agent's connection closed after %d bytes of the upstream response (the agent stopped, or gave up on the response): %v", where, got.Len(), up.Hide(readErr)))
