@@ -535,11 +535,19 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, 
 	var got bytes.Buffer
 	buf := make([]byte, 32<<10)
 	var readErr error
+	agentGone := false
 	for {
 		k, err := resp.Body.Read(buf)
 		if k > 0 {
 			got.Write(buf[:k])
-			w.Write(buf[:k])
+			if _, werr := w.Write(buf[:k]); werr != nil {
+				// The agent's connection is gone, though its request's
+				// context may not say so yet: what follows would be
+				// recorded as a reply the agent never received.
+				readErr = werr
+				agentGone = true
+				break
+			}
 			rc.Flush()
 		}
 		if err == io.EOF {
@@ -554,7 +562,7 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, 
 	case readErr != nil:
 		if s.runOver.Err() != nil {
 			addFailure(fmt.Sprintf("%s: the run was over (its agent exited or was given up on) after %d bytes of the upstream response, which had not ended", where, got.Len()))
-		} else if r.Context().Err() != nil {
+		} else if agentGone || r.Context().Err() != nil {
 			// The upstream request is the agent's: it ended because
 			// the agent's did, not because the provider broke off.
 			addFailure(fmt.Sprintf("%s: the agent's connection closed after %d bytes of the upstream response (the agent stopped, or gave up on the response): %v", where, got.Len(), up.Hide(readErr)))
