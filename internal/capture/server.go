@@ -508,7 +508,27 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, 
 	// The upstream request ends with the agent's, or with the run.
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	defer context.AfterFunc(s.runOver, cancel)()
+	// The end of the run also ends a write to an agent that holds its
+	// connection open and reads no more, which would otherwise block
+	// for good; the deadline is set only while the handler runs.
+	rc := http.NewResponseController(w)
+	var (
+		writing   sync.Mutex
+		returned  bool
+		stopWrite = func() {
+			writing.Lock()
+			defer writing.Unlock()
+			if !returned {
+				rc.SetWriteDeadline(time.Now())
+			}
+		}
+	)
+	defer func() {
+		writing.Lock()
+		returned = true
+		writing.Unlock()
+	}()
+	defer context.AfterFunc(s.runOver, func() { cancel(); stopWrite() })()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, shown, bytes.NewReader(body))
 	if err != nil {
 		fail(http.StatusBadGateway, "upstream %s: %v", shown, up.Hide(err))
@@ -517,7 +537,15 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, 
 	req.URL = up.URL
 	copyEndToEnd(req.Header, r.Header)
 	resp, err := s.client.Do(req)
-	if err != nil {
+	switch {
+	case err == nil:
+	case s.runOver.Err() != nil:
+		fail(http.StatusBadGateway, "the run was over (its agent exited or was given up on) before upstream %s answered", shown)
+		return
+	case r.Context().Err() != nil:
+		fail(http.StatusBadGateway, "the agent's connection closed before upstream %s answered (the agent stopped, or gave up on the request)", shown)
+		return
+	default:
 		// The error quotes the URL: it is shown as the messages show it.
 		fail(http.StatusBadGateway, "upstream %s did not answer: %v", shown, up.Hide(err))
 		return
@@ -531,7 +559,6 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, 
 	}
 	copyEndToEnd(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
-	rc := http.NewResponseController(w)
 	var got bytes.Buffer
 	buf := make([]byte, 32<<10)
 	var readErr error

@@ -401,3 +401,98 @@ func TestProxyRecordedIsOfTheRequestsBeforeIt(t *testing.T) {
 		t.Fatal("Recorded waited 10s, for a request taken after it was called")
 	}
 }
+
+// StopProxying ends what the run's requests still do, and says so: a
+// proxy waiting for the upstream's answer, and one blocked writing to an
+// agent that holds its connection open and reads no more.
+func TestStopProxyingEndsEveryRequest(t *testing.T) {
+	for _, c := range []struct {
+		name, want string
+		big        bool
+	}{
+		{"before the upstream answers", "the run was over (its agent exited or was given up on) before upstream", false},
+		{"writing to an agent that reads no more", "the run was over (its agent exited or was given up on) after", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			release := make(chan struct{})
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				if !c.big {
+					select {
+					case <-release:
+					case <-r.Context().Done():
+					}
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				chunk := []byte(strings.Repeat("x", 1<<20))
+				for range 64 { // far more than the sockets between hold
+					if _, err := w.Write(chunk); err != nil {
+						return
+					}
+				}
+			}))
+			defer up.Close()
+			defer close(release)
+			srv, err := Start(Options{Upstream: func(wire.Format) string { return up.URL }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			resp := make(chan *http.Response, 1)
+			go func() {
+				r, err := http.Post(srv.URL()+"/v1/messages", "application/json", strings.NewReader(`{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"hi"}]}`))
+				if err == nil {
+					resp <- r // held open, never read
+				}
+			}()
+			for deadline := time.Now().Add(10 * time.Second); len(srv.Requests()) == 0; time.Sleep(5 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the request was not taken within 10s")
+				}
+			}
+			time.Sleep(300 * time.Millisecond) // waiting for the upstream, or blocked writing
+			srv.StopProxying()
+			got := make(chan []string, 1)
+			go func() { got <- srv.Failures() }()
+			select {
+			case f := <-got:
+				if s := strings.Join(f, "\n"); !strings.Contains(s, c.want) {
+					t.Errorf("failures %q, want %q", s, c.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Failures still waiting 10s after StopProxying")
+			}
+			select {
+			case r := <-resp:
+				r.Body.Close()
+			default:
+			}
+		})
+	}
+}
+
+// An agent that gives up before the upstream answers is named as the
+// cause, not the upstream.
+func TestProxyNamesAnAgentThatGaveUpEarly(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // then a closed connection cancels r's context
+		<-r.Context().Done()
+	}))
+	defer up.Close()
+	srv, err := Start(Options{Upstream: func(wire.Format) string { return up.URL }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL()+"/v1/messages", strings.NewReader(`{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"hi"}]}`))
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatal("the request was answered")
+	}
+	if fails := strings.Join(srv.Failures(), "\n"); !strings.Contains(fails, "the agent's connection closed before upstream") {
+		t.Errorf("failures %q", fails)
+	}
+}
