@@ -668,19 +668,8 @@ func TestRecordGivesUpOnAStalledProxy(t *testing.T) {
 	defer up.Close()
 	defer close(stall)
 	agent := func(_ context.Context, s *Session) error {
-		// No context: the request outlives the run.
-		req, err := http.NewRequest(http.MethodPost, s.AnthropicBaseURL+"/v1/messages",
-			strings.NewReader(`{"model":"m","max_tokens":9,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
-		if err != nil {
-			return err
-		}
-		resp, err := s.HTTPClient.Do(req)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		_, err = io.Copy(io.Discard, resp.Body)
-		return err
+		// Not the run's context: the request outlives the run.
+		return postMessages(context.Background(), s, `{"model":"m","max_tokens":9,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
 	}
 	opts := agentDirs(t, agent)
 	opts.Upstream = &Upstream{URL: up.URL}

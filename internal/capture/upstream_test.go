@@ -126,11 +126,7 @@ func TestProxyPassesOnABrokenResponse(t *testing.T) {
 		io.WriteString(w, `{"candidates":`) // 14 of the 100 bytes promised
 	}))
 	defer up.Close()
-	srv, err := Start(Options{Upstream: func(wire.Format) string { return up.URL }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := startProxy(t, up.URL)
 	resp, err := http.Post(srv.URL()+"/v1beta/models/m:generateContent", "application/json", strings.NewReader(`{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -171,11 +167,7 @@ func TestProxyHoldsUpNoOne(t *testing.T) {
 	}))
 	defer up.Close()
 	defer close(release) // on failure, before up.Close waits for the handler
-	srv, err := Start(Options{Upstream: func(wire.Format) string { return up.URL }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := startProxy(t, up.URL)
 	post := func(path, content string) <-chan string {
 		done := make(chan string, 1)
 		go func() {
@@ -237,11 +229,7 @@ func TestProxyRefusesToRecordInvalidUTF8(t *testing.T) {
 		io.WriteString(w, sent)
 	}))
 	defer up.Close()
-	srv, err := Start(Options{Upstream: func(wire.Format) string { return up.URL }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := startProxy(t, up.URL)
 	resp, err := http.Post(srv.URL()+"/v1/messages", "application/json", strings.NewReader(`{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"hi"}]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -269,11 +257,7 @@ func TestProxyReadWhileProxying(t *testing.T) {
 		wire.WriteResponse(w, wire.Endpoint{Format: wire.Anthropic}, wire.Ask{Model: "m"}, 1, wire.Reply{Text: "ok"})
 	}))
 	defer up.Close()
-	srv, err := Start(Options{Upstream: func(wire.Format) string { return up.URL }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := startProxy(t, up.URL)
 	const agents, each = 4, 10
 	var wg sync.WaitGroup
 	for range agents {
@@ -322,11 +306,7 @@ func TestProxyNamesAnAgentThatGaveUp(t *testing.T) {
 	}))
 	defer up.Close()
 	defer close(release)
-	srv, err := Start(Options{Upstream: func(wire.Format) string { return up.URL }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := startProxy(t, up.URL)
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL()+"/v1/messages", strings.NewReader(`{"model":"m","max_tokens":9,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
 	resp, err := http.DefaultClient.Do(req)
@@ -361,11 +341,7 @@ func TestProxyRecordedIsOfTheRequestsBeforeIt(t *testing.T) {
 		wire.WriteResponse(w, wire.Endpoint{Format: wire.Anthropic}, wire.Ask{Model: "m"}, 1, wire.Reply{Text: "ok"})
 	}))
 	defer up.Close()
-	srv, err := Start(Options{Upstream: func(wire.Format) string { return up.URL }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := startProxy(t, up.URL)
 	defer close(hold["second"]) // before Close, which waits for it
 	post := func(content string) {
 		go func() {
@@ -480,11 +456,7 @@ func TestProxyNamesAnAgentThatGaveUpEarly(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer up.Close()
-	srv, err := Start(Options{Upstream: func(wire.Format) string { return up.URL }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := startProxy(t, up.URL)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL()+"/v1/messages", strings.NewReader(`{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"hi"}]}`))
@@ -495,4 +467,17 @@ func TestProxyNamesAnAgentThatGaveUpEarly(t *testing.T) {
 	if fails := strings.Join(srv.Failures(), "\n"); !strings.Contains(fails, "the agent's connection closed before upstream") {
 		t.Errorf("failures %q", fails)
 	}
+}
+
+// startProxy starts a recording proxy to the upstream at url, closed when
+// the test ends, after its deferred calls (which may release a handler
+// the proxy waits on).
+func startProxy(t *testing.T, url string) *Server {
+	t.Helper()
+	srv, err := Start(Options{Upstream: func(wire.Format) string { return url }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	return srv
 }
