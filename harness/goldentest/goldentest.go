@@ -26,6 +26,7 @@ import (
 	"testing"
 
 	"github.com/headergold/headergold/harness"
+	"github.com/headergold/headergold/internal/capture"
 	"github.com/headergold/headergold/internal/goldenupdate"
 	"github.com/sebdah/goldie/v2"
 )
@@ -88,7 +89,7 @@ func Test(t *testing.T, opts harness.Options) {
 		// Messages read in go test's output name go test's command.
 		test := testPattern(t.Name())
 		opts.Commands.Record = func(run string) string {
-			return fmt.Sprintf("GOLDIE_UPDATE=1 go test -run '%s/%s'", test, run)
+			return "GOLDIE_UPDATE=1 go test -run " + capture.QuoteArgv([]string{test + "/" + run})
 		}
 	}
 	s, err := harness.Load(opts)
@@ -181,7 +182,7 @@ func Test(t *testing.T, opts harness.Options) {
 				return
 			}
 			if f.Seeded() {
-				t.Logf("seed %d: reproduce with HEADERGOLD_SEED=%d go test -run '%s/^%s$'", s.Seed(), s.Seed(), testPattern(parent), f.Name)
+				t.Logf("seed %d: reproduce with HEADERGOLD_SEED=%d go test -run %s", s.Seed(), s.Seed(), capture.QuoteArgv([]string{testPattern(parent) + "/^" + f.Name + "$"}))
 			}
 			if advice := harness.RecordAdvice(res, opts.Commands); advice != "" {
 				t.Log(advice)

@@ -399,19 +399,19 @@ func TestSubtestsNameTheFixtureAndTakeTheSeed(t *testing.T) {
 	}
 }
 
-// TestSubtestNamesInCommands: the command that reproduces a seeded
-// failure selects its subtest under a parent whose name go test rewrites
-// ("dir (a)" is "dir_(a)", a pattern that must be escaped), and a
-// fixture whose subtest go test renamed, because a second call of Test in
-// the same test has a fixture of that name, fails saying so. Test runs in
-// a child process.
+// TestSubtestNamesInCommands: the commands that reproduce a seeded
+// failure and record it select its subtest under a parent whose name go
+// test rewrites ("dir (a's)" is "dir_(a's)": a pattern that must be
+// escaped, and quoted for a shell), and a fixture whose subtest go test
+// renamed, because a second call of Test in the same test has a fixture
+// of that name, fails saying so. Test runs in a child process.
 func TestSubtestNamesInCommands(t *testing.T) {
 	if dirs := os.Getenv("HEADERGOLD_TEST_NAMES_DIRS"); dirs != "" {
 		opts := func(dir string) harness.Options {
 			return harness.Options{Fixtures: filepath.Join(dir, "fixtures"), Golden: filepath.Join(dir, "golden"), Shuffle: 1}
 		}
 		d := filepath.SplitList(dirs)
-		t.Run("dir (a)", func(t *testing.T) { Test(t, opts(d[0])) })
+		t.Run("dir (a's)", func(t *testing.T) { Test(t, opts(d[0])) })
 		Test(t, opts(d[1]))
 		Test(t, opts(d[2]))
 		return
@@ -431,7 +431,8 @@ func TestSubtestNamesInCommands(t *testing.T) {
 		t.Fatalf("the child passed:\n%s", out)
 	}
 	for _, want := range []string{
-		"seed 77: reproduce with HEADERGOLD_SEED=77 go test -run '^" + parent + "$/^dir_\\(a\\)$/^two$'",
+		"seed 77: reproduce with HEADERGOLD_SEED=77 go test -run '^" + parent + `$/^dir_\(a'\''s\)$/^two$'`,
+		"record it: GOLDIE_UPDATE=1 go test -run '^" + parent + `$/^dir_\(a'\''s\)$/^two$'`,
 		"--- PASS: " + parent + "/two ",
 		"--- FAIL: " + parent + "/two#01 ",
 		"go test named this subtest two#01, not two: another subtest of " + parent + " has that name",
