@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
-	"github.com/headergold/headergold/internal/logformat"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/headergold/headergold/internal/canon"
+	"github.com/headergold/headergold/internal/logformat"
 	"github.com/tidwall/gjson"
 )
 
@@ -190,7 +191,7 @@ func formMismatch(file string, want, got []byte) *Mismatch {
 	if utf8.Valid(want) || !utf8.Valid(got) {
 		return nil
 	}
-	at := invalidUTF8(want)
+	at := canon.InvalidUTF8(want) // want is not valid: at >= 0
 	start := bytes.LastIndexByte(want[:at], '\n') + 1
 	n := 1 + bytes.Count(want[:start], []byte{'\n'})
 	wl := splitLines(want)[n-1]
@@ -214,19 +215,6 @@ func formMismatch(file string, want, got []byte) *Mismatch {
 	m.Reason = fmt.Sprintf("the file is not valid UTF-8: byte %s at byte %d of the line%s, shown escaped; the run writes UTF-8 only: %s",
 		escapeBytes(want[at:at+1]), at-start, where, fix)
 	return m
-}
-
-// invalidUTF8 returns the offset of the first byte of b that does not
-// start a valid UTF-8 encoding, len(b) when there is none.
-func invalidUTF8(b []byte) int {
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size <= 1 {
-			return i
-		}
-		i += size
-	}
-	return len(b)
 }
 
 // sides names the two sides of a comparison in its reasons: the expected

@@ -133,3 +133,21 @@ func AppendFloat(dst []byte, f float64) []byte {
 func AppendInt(dst []byte, n int64) []byte {
 	return strconv.AppendInt(dst, n, 10)
 }
+
+// InvalidUTF8 returns the offset of the first byte of b that does not
+// start a valid UTF-8 encoding, or -1 when b is valid UTF-8, as JSON
+// text must be.
+func InvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}

@@ -163,3 +163,23 @@ func FuzzAppendString(f *testing.F) {
 		checkStringBody(t, s)
 	})
 }
+
+func TestInvalidUTF8(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int
+	}{
+		{"", -1},
+		{"plain ascii", -1},
+		{"é and 😀", -1},
+		{"ab\xffcd", 2},
+		{"é\xc3", 2},         // cut at the end
+		{"\xed\xa0\x80", 0},  // a surrogate's encoding is not UTF-8
+		{"ok \xe2\x82", 3},   // cut inside a three-byte encoding
+		{"\xef\xbf\xbd", -1}, // U+FFFD itself is valid
+	} {
+		if got := canon.InvalidUTF8([]byte(c.in)); got != c.want {
+			t.Errorf("canon.InvalidUTF8(%q) = %d, want %d", c.in, got, c.want)
+		}
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/headergold/headergold/internal/canon"
 	"github.com/headergold/headergold/internal/wire"
@@ -605,7 +604,7 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, 
 		addFailure(fmt.Sprintf("%s: upstream %s answered HTTP %d: %s", where, shown, resp.StatusCode, upstreamMessage(got.Bytes())))
 		return
 	}
-	if at := invalidUTF8(got.Bytes()); at >= 0 {
+	if at := canon.InvalidUTF8(got.Bytes()); at >= 0 {
 		// A fixture is JSON: it could keep only another text than the
 		// one the agent received, and serve that at every replay.
 		addFailure(fmt.Sprintf("%s: the upstream response is not valid UTF-8 (byte %d of %d): a scenario, which is JSON text, cannot keep it as the agent received it", where, at, got.Len()))
@@ -632,23 +631,6 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, e wire.Endpoint, 
 		s.recorded = append(s.recorded, make([]wire.Reply, n-len(s.recorded))...)
 	}
 	s.recorded[n-1] = reply
-}
-
-// invalidUTF8 returns the offset of the first byte of b that is not valid
-// UTF-8, or -1.
-func invalidUTF8(b []byte) int {
-	for i := 0; i < len(b); {
-		if b[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
-			return i
-		}
-		i += size
-	}
-	return -1
 }
 
 // upstreamMessage is a provider error's message, or the start of the body.
