@@ -248,18 +248,19 @@ func (c *Canonicalizer) NewProvider(name string, tools ...Tool) (*Provider, erro
 
 // NewProviderFunc is NewProvider of the n tools *tool(0), …, *tool(n-1),
 // for a caller that holds its tools in another form: it converts them one
-// at a time instead of into a slice of its own, and copies each.
+// at a time instead of into a slice of its own, and copies each it does
+// not keep (below).
 //
 // tool also reports whether the caller vouches for the tool: its
 // parameters are JSON text that canon accepts (a fixture's, which its
 // loader checked), and nothing writes to the tool or its parameters for
 // as long as the provider is in use, so that the provider keeps the
-// caller's tool instead of a copy. Such a tool is made canonical (its parameters compacted, its name and
-// description escaped) only when a header's bytes or length are first
-// read, for all the vouched tools of the provider at once: a replay that
-// only ever compares headers by their parts, as one of a fixture that is
-// not pinned does, never reads them. A text that breaks the promise
-// panics then.
+// caller's tool instead of a copy. Such a tool is made canonical (its
+// parameters compacted, its name and description escaped) only when a
+// header's bytes or length are first read, for all the vouched tools of
+// the provider at once: a replay that only ever compares headers by their
+// parts, as one of a fixture that is not pinned does, never reads them. A
+// text that breaks the promise panics then, and at every read after.
 func (c *Canonicalizer) NewProviderFunc(name string, n int, tool func(int) (*Tool, bool)) (*Provider, error) {
 	if name == "" {
 		return nil, errors.New("provider with an empty name")

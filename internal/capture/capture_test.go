@@ -935,20 +935,8 @@ func TestSlowReaderHoldsUpNoOne(t *testing.T) {
 	body := `{"model":"m","stream":true,"messages":[{"role":"user","content":"a"}]}`
 	fmt.Fprintf(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	// The first request has its reply once the server numbered it; it
-	// is never read. Requests takes the lock a reply written under it
-	// would hold: waited for aside, so that the test fails in time.
-	taken := make(chan struct{})
-	go func() {
-		for len(s.Requests()) == 0 {
-			time.Sleep(5 * time.Millisecond)
-		}
-		close(taken)
-	}()
-	select {
-	case <-taken:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the first request was not taken within 10s, or its reply holds the lock")
-	}
+	// is never read.
+	waitTaken(t, s, 1)
 	done := make(chan string, 1)
 	go func() {
 		resp, err := http.Post(s.URL()+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"b"}]}`))

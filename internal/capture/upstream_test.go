@@ -183,20 +183,7 @@ func TestProxyHoldsUpNoOne(t *testing.T) {
 		return done
 	}
 	first := post("/v1/messages", "first")
-	// Requests takes the lock a proxy holding it would hold: waited for
-	// aside, so that the test fails in time.
-	taken := make(chan struct{})
-	go func() {
-		for len(srv.Requests()) == 0 {
-			time.Sleep(5 * time.Millisecond)
-		}
-		close(taken)
-	}()
-	select {
-	case <-taken:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the first request was not taken within 10s, or its proxying holds the lock")
-	}
+	waitTaken(t, srv, 1)
 	for _, c := range []struct{ path, content, want string }{
 		{"/v1/messages/count_tokens", "count", "input_tokens"},
 		{"/v1/messages", "second", `"second"`},
@@ -352,21 +339,13 @@ func TestProxyRecordedIsOfTheRequestsBeforeIt(t *testing.T) {
 			}
 		}()
 	}
-	taken := func(n int) {
-		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); len(srv.Requests()) < n; time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("request %d not taken within 10s", n)
-			}
-		}
-	}
 	post("first")
-	taken(1)
+	waitTaken(t, srv, 1)
 	got := make(chan []wire.Reply, 1)
 	go func() { got <- srv.Recorded() }()
 	time.Sleep(50 * time.Millisecond) // Recorded is waiting for request 1
 	post("second")
-	taken(2)
+	waitTaken(t, srv, 2)
 	close(hold["first"])
 	select {
 	case rec := <-got:
@@ -422,11 +401,7 @@ func TestStopProxyingEndsEveryRequest(t *testing.T) {
 					resp <- r // held open, never read
 				}
 			}()
-			for deadline := time.Now().Add(10 * time.Second); len(srv.Requests()) == 0; time.Sleep(5 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatal("the request was not taken within 10s")
-				}
-			}
+			waitTaken(t, srv, 1)
 			time.Sleep(300 * time.Millisecond) // waiting for the upstream, or blocked writing
 			srv.StopProxying()
 			got := make(chan []string, 1)
@@ -480,4 +455,23 @@ func startProxy(t *testing.T, url string) *Server {
 	}
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// waitTaken waits until the server has taken n generation requests,
+// failing after 10s. Requests takes the server's lock, which a regression
+// may hold for good: it is called aside, so that the test fails in time.
+func waitTaken(t *testing.T, srv *Server, n int) {
+	t.Helper()
+	taken := make(chan struct{})
+	go func() {
+		for len(srv.Requests()) < n {
+			time.Sleep(5 * time.Millisecond)
+		}
+		close(taken)
+	}()
+	select {
+	case <-taken:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%d requests not taken within 10s, or the server's lock is held", n)
+	}
 }
